@@ -1,0 +1,93 @@
+// Command nicsim runs the nicsim RDMA NIC simulator. See README.md.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// version is the nicsim version recorded in every result folder.
+const version = "0.1.0"
+
+// command is one subcommand. run gets the arguments after the subcommand's
+// name and writes to stdout/stderr; it returns the process exit code.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// commands is filled by the init functions of the files that implement
+// each subcommand (one file per subcommand).
+var commands = map[string]command{}
+
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
+	if _, dup := commands[name]; dup {
+		panic("nicsim: command registered twice: " + name)
+	}
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(stdout, "nicsim", version)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "nicsim: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	return c.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "nicsim: a cycle-level simulator of an RDMA NIC's memory-registration paths")
+	fmt.Fprintln(w, "\nUsage: nicsim <command> [flags] [args]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-14s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintf(w, "  %-14s %s\n", "version", "print the nicsim version")
+	fmt.Fprintln(w, "\nRun 'nicsim <command> -h' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name, usageLine string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: nicsim %s %s\n\nFlags:\n", name, usageLine)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns an exit code and false when the caller
+// should stop (help asked for: 0; bad flag: 2).
+func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	return 0, true
+}

@@ -1,0 +1,3 @@
+module nicsim
+
+go 1.26

@@ -1,0 +1,107 @@
+package sim
+
+// Ticker is a component's per-cycle work. Tick returns whether the component
+// made progress; a component that made none is not ticked again until
+// something wakes it, so idle components cost nothing.
+type Ticker interface {
+	Tick(now Tick) (progress bool)
+}
+
+// Waker is anything that can be told it may have work: a port wakes its
+// receiver when a message becomes visible and its sender when space frees.
+type Waker interface {
+	Wake()
+}
+
+// Env is what a component needs from the simulation it belongs to: the engine
+// and the run's seed (for its random stream).
+type Env struct {
+	Engine *Engine
+	Seed   uint64
+}
+
+// NewEnv returns an environment with a fresh engine.
+func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed} }
+
+// TickDriver ticks a Ticker on its clock's rising edges while it makes
+// progress, and otherwise sleeps until woken. Wake is deduplicated: at most
+// one tick event is pending at any time, and a component never ticks twice on
+// one edge.
+type TickDriver struct {
+	name     string
+	clock    ClockDomain
+	eng      *Engine
+	t        Ticker
+	pending  bool
+	pendAt   Tick
+	lastTick Tick
+	ticked   bool
+	ticks    uint64
+}
+
+var _ Handler = (*TickDriver)(nil)
+var _ Waker = (*TickDriver)(nil)
+
+// NewTickDriver returns a driver for t. It does not tick until woken.
+func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
+	return &TickDriver{name: name, clock: clock, eng: eng, t: t}
+}
+
+// Name is the component's hierarchical name.
+func (d *TickDriver) Name() string { return d.name }
+
+// Clock is the component's clock domain.
+func (d *TickDriver) Clock() ClockDomain { return d.clock }
+
+// Ticks is the number of ticks run so far.
+func (d *TickDriver) Ticks() uint64 { return d.ticks }
+
+// Wake schedules a tick at the next edge at or after now (strictly after the
+// last tick), unless one is already pending at or before that edge.
+func (d *TickDriver) Wake() {
+	now := d.eng.Now()
+	at := d.clock.NextEdge(now)
+	if d.ticked && at <= d.lastTick {
+		at = d.lastTick + d.clock.Period
+	}
+	d.wakeAt(at)
+}
+
+// WakeAt schedules a tick at the first edge at or after t (t >= now).
+func (d *TickDriver) WakeAt(t Tick) {
+	if t < d.eng.Now() {
+		t = d.eng.Now()
+	}
+	at := d.clock.NextEdge(t)
+	if d.ticked && at <= d.lastTick {
+		at = d.lastTick + d.clock.Period
+	}
+	d.wakeAt(at)
+}
+
+func (d *TickDriver) wakeAt(at Tick) {
+	if d.pending {
+		if d.pendAt <= at {
+			return
+		}
+		// An earlier wake supersedes the pending one: the pending event stays
+		// in the queue and is ignored when it fires (its time no longer matches).
+	}
+	d.pending = true
+	d.pendAt = at
+	d.eng.push(at, PrioTick, d, uint64(at))
+}
+
+// Handle runs one tick.
+func (d *TickDriver) Handle(now Tick, arg uint64) {
+	if !d.pending || Tick(arg) != d.pendAt {
+		return // superseded wake
+	}
+	d.pending = false
+	d.lastTick = now
+	d.ticked = true
+	d.ticks++
+	if d.t.Tick(now) {
+		d.wakeAt(now + d.clock.Period)
+	}
+}

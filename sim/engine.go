@@ -1,0 +1,108 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrPastEvent is returned when an event is scheduled before the current time.
+var ErrPastEvent = errors.New("sim: event scheduled in the past")
+
+// Engine is a single-threaded discrete-event engine. It holds no locks:
+// parallelism comes from running many engines at once, never from one engine.
+// Events run in (time, priority, insertion sequence) order, so a run is fully
+// determined by what was scheduled.
+type Engine struct {
+	q        *bucketQueue
+	now      Tick
+	seq      uint64
+	stopped  bool
+	executed uint64
+}
+
+// NewEngine returns an engine at time 0 with an empty queue.
+func NewEngine() *Engine { return &Engine{q: newBucketQueue()} }
+
+// Now is the current simulated time.
+func (e *Engine) Now() Tick { return e.now }
+
+// Pending is the number of scheduled events not yet run.
+func (e *Engine) Pending() int { return e.q.Len() }
+
+// Executed is the number of events run so far.
+func (e *Engine) Executed() uint64 { return e.executed }
+
+// Schedule runs h.Handle(at, arg) at time at. Scheduling before Now is an
+// error and schedules nothing.
+func (e *Engine) Schedule(at Tick, prio Priority, h Handler, arg uint64) error {
+	if at < e.now {
+		return fmt.Errorf("%w: at %v, now %v", ErrPastEvent, at, e.now)
+	}
+	e.push(at, prio, h, arg)
+	return nil
+}
+
+// After runs h.Handle after delay d. It cannot fail.
+func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
+	e.push(e.now+d, prio, h, arg)
+}
+
+func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
+	e.seq++
+	if e.seq>>seqBits != 0 {
+		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
+	}
+	e.q.push(event{at: at, ord: uint64(prio)<<seqBits | e.seq, h: h, arg: arg})
+}
+
+// Step runs the next event, if any, and reports whether one ran.
+func (e *Engine) Step() bool {
+	if e.q.Len() == 0 {
+		return false
+	}
+	ev := e.q.pop()
+	e.now = ev.at
+	e.executed++
+	ev.h.Handle(ev.at, ev.arg)
+	return true
+}
+
+// Run runs events until none is left or Stop is called.
+func (e *Engine) Run() {
+	e.stopped = false
+	for !e.stopped && e.q.Len() > 0 {
+		e.Step()
+	}
+}
+
+// RunUntil runs every event at or before t, then sets the time to t (unless
+// Stop was called first). It gives deterministic stopping points: events at
+// exactly t run.
+func (e *Engine) RunUntil(t Tick) {
+	e.stopped = false
+	for !e.stopped && e.q.Len() > 0 {
+		if e.peekTime() > t {
+			break
+		}
+		e.Step()
+	}
+	if !e.stopped && t > e.now {
+		e.now = t
+	}
+}
+
+// Stop makes Run or RunUntil return after the current event.
+func (e *Engine) Stop() { e.stopped = true }
+
+// Stopped reports whether the last run ended because of Stop.
+func (e *Engine) Stopped() bool { return e.stopped }
+
+// NextTime is the time of the next event, or MaxTick when there is none.
+func (e *Engine) NextTime() Tick {
+	if e.q.Len() == 0 {
+		return MaxTick
+	}
+	return e.peekTime()
+}
+
+func (e *Engine) peekTime() Tick { return e.q.peek() }

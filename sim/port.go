@@ -1,0 +1,140 @@
+package sim
+
+import "fmt"
+
+// Port is a bounded, typed, one-way channel between two components with a
+// fixed latency. Its capacity is a credit count: Send takes a credit, Pop
+// returns it. A message sent at t is visible to Peek/Pop no earlier than
+// t+latency. The receiver is woken when a message becomes visible, and a
+// sender refused by a full port is woken when space frees (the retry idea,
+// without callbacks).
+type Port[T any] struct {
+	name    string
+	eng     *Engine
+	latency Tick
+	buf     []portSlot[T]
+	head    int
+	n       int
+	dst     Waker
+	src     Waker
+	blocked bool // a sender found the port full since the last Pop
+
+	// Statistics.
+	Sent     uint64
+	Refused  uint64 // CanSend returned false
+	maxDepth int
+}
+
+type portSlot[T any] struct {
+	msg     T
+	visible Tick
+}
+
+// NewPort returns a port with the given capacity (at least 1) and latency.
+func NewPort[T any](name string, eng *Engine, capacity int, latency Tick) (*Port[T], error) {
+	if capacity < 1 {
+		return nil, fmt.Errorf("sim: port %q: capacity %d must be at least 1", name, capacity)
+	}
+	return &Port[T]{name: name, eng: eng, latency: latency, buf: make([]portSlot[T], capacity)}, nil
+}
+
+// MustNewPort is NewPort for wiring code whose arguments are constants.
+func MustNewPort[T any](name string, eng *Engine, capacity int, latency Tick) *Port[T] {
+	p, err := NewPort[T](name, eng, capacity, latency)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Connect sets who is woken on arrival (dst) and on freed space (src).
+// Either may be nil.
+func (p *Port[T]) Connect(src, dst Waker) { p.src, p.dst = src, dst }
+
+// Name is the port's hierarchical name.
+func (p *Port[T]) Name() string { return p.name }
+
+// Len is the number of messages held, visible or in flight.
+func (p *Port[T]) Len() int { return p.n }
+
+// Cap is the port's capacity in messages (its credits).
+func (p *Port[T]) Cap() int { return len(p.buf) }
+
+// MaxDepth is the largest number of messages held at once.
+func (p *Port[T]) MaxDepth() int { return p.maxDepth }
+
+// CanSend reports whether a credit is available. A false answer registers the
+// caller for a wake-up when space frees.
+func (p *Port[T]) CanSend() bool {
+	if p.n < len(p.buf) {
+		return true
+	}
+	p.blocked = true
+	p.Refused++
+	return false
+}
+
+// Send enqueues m. It returns an error if no credit is available (the caller
+// should have asked CanSend); the message is then not sent.
+func (p *Port[T]) Send(m T) error {
+	if p.n == len(p.buf) {
+		p.blocked = true
+		p.Refused++
+		return fmt.Errorf("sim: port %q: send without credit (capacity %d)", p.name, len(p.buf))
+	}
+	now := p.eng.Now()
+	i := (p.head + p.n) % len(p.buf)
+	p.buf[i] = portSlot[T]{msg: m, visible: now + p.latency}
+	p.n++
+	p.Sent++
+	if p.n > p.maxDepth {
+		p.maxDepth = p.n
+	}
+	if p.dst != nil {
+		if p.latency == 0 {
+			p.dst.Wake()
+		} else {
+			p.eng.push(now+p.latency, PrioDeliver, portWake{p.dst}, 0)
+		}
+	}
+	return nil
+}
+
+// portWake wakes a component when a delayed message becomes visible.
+type portWake struct{ w Waker }
+
+func (pw portWake) Handle(Tick, uint64) { pw.w.Wake() }
+
+// Peek returns the oldest message if it is visible now.
+func (p *Port[T]) Peek() (T, bool) {
+	var zero T
+	if p.n == 0 || p.buf[p.head].visible > p.eng.Now() {
+		return zero, false
+	}
+	return p.buf[p.head].msg, true
+}
+
+// Pop removes and returns the oldest visible message, returning its credit.
+func (p *Port[T]) Pop() (T, bool) {
+	m, ok := p.Peek()
+	if !ok {
+		return m, false
+	}
+	var zero T
+	p.buf[p.head].msg = zero
+	p.head = (p.head + 1) % len(p.buf)
+	p.n--
+	if p.blocked && p.src != nil {
+		p.blocked = false
+		p.src.Wake()
+	}
+	return m, true
+}
+
+// NextVisible is when the oldest message becomes visible (MaxTick if empty).
+func (p *Port[T]) NextVisible() Tick {
+	if p.n == 0 {
+		return MaxTick
+	}
+	return p.buf[p.head].visible
+}
