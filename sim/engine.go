@@ -61,6 +61,9 @@ func (e *Engine) Step() bool {
 		return false
 	}
 	ev := e.q.pop()
+	if Invariants && ev.at < e.now {
+		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", ev.at, e.now))
+	}
 	e.now = ev.at
 	e.executed++
 	ev.h.Handle(ev.at, ev.arg)

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestReadmeRunCommandWorks runs the README's "run" command (the first
+// `go run ./cmd/nicsim ...` line of its command block) through the CLI, so CI
+// fails when the README's promise breaks.
+func TestReadmeRunCommandWorks(t *testing.T) {
+	f, err := os.Open("../../README.md")
+	require.NoError(t, err)
+	defer f.Close()
+	var args []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "go run ./cmd/nicsim "); ok {
+			if i := strings.Index(rest, "#"); i >= 0 {
+				rest = rest[:i]
+			}
+			args = strings.Fields(rest)
+			break
+		}
+	}
+	require.NotEmpty(t, args, "README.md must show a `go run ./cmd/nicsim ...` command")
+	if testing.Short() {
+		t.Skip("runs the full README command")
+	}
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	require.Equal(t, 0, code, "README run command %q failed: %s", args, errb.String())
+	require.NotEmpty(t, out.String())
+	t.Logf("README run command %q printed:\n%s", args, out.String())
+}
+
+func TestUnknownCommandIsAClearError(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 2, dispatch([]string{"frobnicate"}, &out, &errb))
+	require.Contains(t, errb.String(), `unknown command "frobnicate"`)
+	require.Contains(t, errb.String(), "bench-engine")
+}
+
+func TestBenchEngineRejectsOutOfRangeFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench-engine", "-n", "0"},
+		{"bench-engine", "-m", "20000"},
+		{"bench-engine", "-events", "0"},
+		{"bench-engine", "-bogus"},
+	} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 2, dispatch(args, &out, &errb), "%v", args)
+		require.NotEmpty(t, errb.String())
+	}
+}
+
+func TestBenchEnginePrintsRate(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"bench-engine", "-n", "100", "-m", "10", "-events", "100000"}, &out, &errb), errb.String())
+	require.Contains(t, out.String(), "events/s")
+}

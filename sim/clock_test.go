@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestClockConvertsCyclesAndTime(t *testing.T) {
+	c, err := NewClockDomain("NIC", 1000) // 1 GHz
+	require.NoError(t, err)
+	require.Equal(t, Tick(5000), c.CyclesToTicks(5))
+	require.Equal(t, Cycles(5), c.Cycle(5000))
+	require.Equal(t, Cycles(5), c.Cycle(5999), "Cycle counts the last edge at or before t")
+	require.InDelta(t, 1000.0, c.FrequencyMHz(), 1e-9)
+}
+
+func TestNextEdgeAlignsToRisingEdges(t *testing.T) {
+	c, err := NewClockDomain("NIC", 4000) // 250 MHz
+	require.NoError(t, err)
+	for _, tc := range []struct{ at, next, after Tick }{
+		{0, 0, 4000}, {1, 4000, 4000}, {3999, 4000, 4000}, {4000, 4000, 8000}, {4001, 8000, 8000},
+	} {
+		require.Equal(t, tc.next, c.NextEdge(tc.at), "NextEdge(%d)", tc.at)
+		require.Equal(t, tc.after, c.EdgeAfter(tc.at), "EdgeAfter(%d)", tc.at)
+	}
+}
+
+func TestClockFromMHzRejectsFractionalPeriods(t *testing.T) {
+	c, err := ClockFromMHz("hca", 156.25) // ConnectX-5 hca_core_clock, HARDWARE.md 7
+	require.NoError(t, err)
+	require.Equal(t, Tick(6400), c.Period)
+	_, err = ClockFromMHz("odd", 300)
+	require.ErrorContains(t, err, "not a whole number of picoseconds")
+	_, err = ClockFromMHz("zero", 0)
+	require.Error(t, err)
+	_, err = NewClockDomain("zero", 0)
+	require.Error(t, err)
+}
+
+func TestSerializerCarriesRemainderWithoutDrift(t *testing.T) {
+	// PCIe gen5 x16: 8 bits / (32 GT/s * 16 lanes * 128/130) = 1040000/65536 ps per byte.
+	r, err := NewRate(1040000, 65536)
+	require.NoError(t, err)
+	const total = uint64(1_000_000_000)
+	exact := total * r.PSNum / r.PSDen // fits: 1e9*1.04e6 < 2^64
+
+	// 10^9 bytes in seeded random pieces.
+	seed := testSeed(t)
+	rng := Stream(seed, "serializer")
+	s := NewSerializer(r)
+	var sum Tick
+	left := total
+	for left > 0 {
+		n := min(left, 1+rng.Uint64N(4096))
+		sum += s.Ticks(n)
+		left -= n
+	}
+	require.Equal(t, Tick(exact), sum, "pieces must add to the exact total")
+
+	// 10^7 single bytes, against the exact fraction.
+	s = NewSerializer(r)
+	sum = 0
+	for i := 0; i < 10_000_000; i++ {
+		sum += s.Ticks(1)
+	}
+	require.Equal(t, Tick(10_000_000*r.PSNum/r.PSDen), sum)
+	require.InDelta(t, 504.123, r.GbitPerSecond(), 0.001)
+}
+
+func TestRateRejectsZero(t *testing.T) {
+	_, err := NewRate(0, 1)
+	require.Error(t, err)
+	_, err = NewRate(1, 0)
+	require.Error(t, err)
+}

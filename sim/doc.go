@@ -1,0 +1,52 @@
+// Package sim is nicsim's discrete-event kernel. It knows nothing about NICs.
+//
+// # Time
+//
+// Time is an integer number of picoseconds (Tick); there is no floating-point
+// time in the engine. A ClockDomain is defined by its period, so frequencies
+// never pass through integer division; ClockFromMHz refuses a frequency whose
+// period is not a whole number of picoseconds. Links whose byte time is not a
+// whole number of picoseconds (PCIe gen5 x16: 1040000/65536 ps) use a Rate,
+// an exact fraction, and a Serializer that carries the remainder from one
+// transfer to the next, so any split of N bytes takes exactly
+// floor(N*num/den) ps in total.
+//
+// # Events
+//
+// The Engine runs events in (time, priority, insertion sequence) order, so a
+// run is a pure function of what was scheduled: same inputs and seed give the
+// same run. Named priorities (PrioDeliver < PrioWake < PrioTick < PrioDefault
+// < PrioStats) order same-tick events in the gem5 manner: messages are
+// delivered before components tick. Scheduling in the past is an error.
+// Handlers are interface values with an opaque argument word, so scheduling
+// allocates nothing; the queue is a two-level bucketed structure (a ring of
+// unsorted windows plus a small heap for the current window) whose width
+// follows the event spacing, so millions of pending events stay cheap.
+//
+// # Components and ports
+//
+// A component implements Ticker and is driven by a TickDriver on its clock:
+// it ticks on rising edges while it reports progress and sleeps otherwise,
+// until a Port wakes it. Ports are bounded and typed; their capacity is a
+// credit count. Senders ask CanSend before Send; a message sent at t is
+// visible at t+latency; popping a message returns a credit and wakes a sender
+// that was refused. Pipelines tick their last stage first so that an item
+// moves at most one stage per cycle.
+//
+// # Randomness, statistics, tracing
+//
+// Each component draws from its own stream, derived from the run's seed and
+// the component's hierarchical name (Stream), so adding a component never
+// changes another's draws. There is no global random source.
+//
+// Statistics are plain counters and Histograms updated by field access on hot
+// paths and registered once, with a unit and a description, in a Registry
+// that dumps them sorted by name as JSON. Histograms report percentiles within
+// 0.1 % (HistogramRelErrorMax); count, min, max and mean are exact.
+//
+// Tracing hooks cost one length check when no tracer is attached.
+// ChromeTrace writes the Chrome trace-event format that Perfetto opens.
+//
+// Expensive checks are guarded by the Invariants constant, true only in
+// builds with the invariants tag (make test).
+package sim

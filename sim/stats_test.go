@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestHistogramPercentilesWithinStatedError(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "hist")
+	var h Histogram
+	vals := make([]uint64, 200_000)
+	for i := range vals {
+		// Log-uniform from 1 ps to ~1 s.
+		vals[i] = uint64(math.Exp(rng.Float64() * math.Log(1e12)))
+		h.Record(vals[i])
+	}
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	for _, p := range []float64{0.001, 0.1, 0.5, 0.9, 0.99, 0.999} {
+		rank := int(math.Ceil(p * float64(len(vals))))
+		want := float64(vals[rank-1])
+		got := h.Quantile(p)
+		require.InDelta(t, want, got, want*HistogramRelErrorMax+0.5, "p%v", p*100)
+	}
+	require.Equal(t, vals[0], h.Min())
+	require.Equal(t, vals[len(vals)-1], h.Max())
+	require.Equal(t, uint64(len(vals)), h.Count())
+	require.LessOrEqual(t, HistogramRelErrorMax, 0.001)
+}
+
+func TestHistogramSmallValuesAreExact(t *testing.T) {
+	var h Histogram
+	for v := uint64(1); v <= 100; v++ {
+		h.Record(v)
+	}
+	require.Equal(t, 50.0, h.Quantile(0.5))
+	require.Equal(t, 99.0, h.Quantile(0.99))
+	require.Equal(t, 100.0, h.Quantile(0.999))
+	require.Equal(t, 50.5, h.Mean())
+	var m Histogram
+	m.Merge(&h)
+	m.Merge(&h)
+	require.Equal(t, uint64(200), m.Count())
+	require.Equal(t, 50.0, m.Quantile(0.5))
+}
+
+func TestRegistryRequiresUnitAndDescriptionAndUniqueNames(t *testing.T) {
+	r := NewRegistry()
+	var c uint64
+	require.Error(t, r.Counter("x", "", "d", &c))
+	require.Error(t, r.Counter("x", "u", "", &c))
+	require.NoError(t, r.Counter("x", "events", "d", &c))
+	require.Error(t, r.Counter("x", "events", "d", &c))
+}
+
+func TestRegistryDumpIsSortedByName(t *testing.T) {
+	r := NewRegistry()
+	var a, b uint64 = 1, 2
+	var h Histogram
+	h.Record(10)
+	require.NoError(t, r.Counter("b.count", "events", "second", &b))
+	require.NoError(t, r.Counter("a.count", "events", "first", &a))
+	require.NoError(t, r.Histogram("c.lat", "ps", "latency", &h))
+	require.NoError(t, r.Formula("d.rate", "events/s", "derived", func() float64 { return math.NaN() }))
+	var buf bytes.Buffer
+	require.NoError(t, r.WriteJSON(&buf))
+	s := buf.String()
+	require.Less(t, bytes.Index(buf.Bytes(), []byte("a.count")), bytes.Index(buf.Bytes(), []byte("b.count")))
+	require.Contains(t, s, `"unit": "ps"`)
+	require.Contains(t, s, `"value": 0`, "NaN formulas are reported as 0, keeping the JSON valid")
+}
