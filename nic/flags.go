@@ -1,0 +1,157 @@
+package nic
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MRFlags are NdkRegisterMr's NDK_MR_FLAG_* bits (NDK.md 1.1, source H).
+type MRFlags uint32
+
+// NDK_MR_FLAG_* values. ALLOW_REMOTE_WRITE is 0x5 = 0x4 | ALLOW_LOCAL_WRITE
+// (NDK.md 3.1): remote write is detected by bit 0x4.
+const (
+	MRAllowLocalRead   MRFlags = 0x0 // implicit: local read is always granted
+	MRAllowLocalWrite  MRFlags = 0x1
+	MRAllowRemoteRead  MRFlags = 0x2
+	MRAllowRemoteWrite MRFlags = 0x5
+	MRRDMAReadSink     MRFlags = 0x8
+
+	mrRemoteWriteBit MRFlags = 0x4
+	mrKnown                  = MRAllowLocalWrite | MRAllowRemoteRead | mrRemoteWriteBit | MRRDMAReadSink
+)
+
+// Validate applies NDK.md 5.2: unknown bits and a remote-write bit without
+// the local-write bit are STATUS_INVALID_PARAMETER.
+func (f MRFlags) Validate() (Status, error) {
+	if u := f &^ mrKnown; u != 0 {
+		return StatusInvalidParameter, fmt.Errorf("MR flags 0x%X: unknown bits 0x%X", uint32(f), uint32(u))
+	}
+	if f&mrRemoteWriteBit != 0 && f&MRAllowLocalWrite == 0 {
+		return StatusInvalidParameter, fmt.Errorf("MR flags 0x%X: remote write (0x4) needs local write (0x1); use NDK_MR_FLAG_ALLOW_REMOTE_WRITE = 0x5", uint32(f))
+	}
+	return StatusSuccess, nil
+}
+
+// LocalWrite, RemoteRead, RemoteWrite and ReadSink report the rights granted.
+func (f MRFlags) LocalWrite() bool  { return f&MRAllowLocalWrite != 0 }
+func (f MRFlags) RemoteRead() bool  { return f&MRAllowRemoteRead != 0 }
+func (f MRFlags) RemoteWrite() bool { return f&mrRemoteWriteBit != 0 }
+func (f MRFlags) ReadSink() bool    { return f&MRRDMAReadSink != 0 }
+
+// String lists the flag names, for logs and scenario output.
+func (f MRFlags) String() string {
+	var parts []string
+	if f&mrRemoteWriteBit != 0 {
+		parts = append(parts, "ALLOW_REMOTE_WRITE")
+	} else if f&MRAllowLocalWrite != 0 {
+		parts = append(parts, "ALLOW_LOCAL_WRITE")
+	}
+	if f&MRAllowRemoteRead != 0 {
+		parts = append(parts, "ALLOW_REMOTE_READ")
+	}
+	if f&MRRDMAReadSink != 0 {
+		parts = append(parts, "RDMA_READ_SINK")
+	}
+	if u := f &^ mrKnown; u != 0 {
+		parts = append(parts, fmt.Sprintf("0x%X", uint32(u)))
+	}
+	if len(parts) == 0 {
+		return "ALLOW_LOCAL_READ"
+	}
+	return strings.Join(parts, "|")
+}
+
+// OpFlags are the NDK_OP_FLAG_* bits of work requests (NDK.md 1.2, source H).
+type OpFlags uint32
+
+// NDK_OP_FLAG_* values. ALLOW_REMOTE_WRITE is 0x30 = 0x20 | ALLOW_LOCAL_WRITE.
+const (
+	OpSilentSuccess           OpFlags = 0x001
+	OpReadFence               OpFlags = 0x002
+	OpSendAndSolicitEvent     OpFlags = 0x004
+	OpAllowRemoteRead         OpFlags = 0x008
+	OpAllowLocalWrite         OpFlags = 0x010
+	OpAllowRemoteWrite        OpFlags = 0x030
+	OpInline                  OpFlags = 0x040
+	OpRDMAReadSink            OpFlags = 0x080
+	OpRDMAReadLocalInvalidate OpFlags = 0x100
+	OpDefer                   OpFlags = 0x200
+	opRemoteWriteBit          OpFlags = 0x020
+	opFlagCount                       = 10
+)
+
+var opFlagNames = [opFlagCount]struct {
+	f    OpFlags
+	name string
+}{
+	{OpSilentSuccess, "SILENT_SUCCESS"}, {OpReadFence, "READ_FENCE"},
+	{OpSendAndSolicitEvent, "SEND_AND_SOLICIT_EVENT"}, {OpAllowRemoteRead, "ALLOW_REMOTE_READ"},
+	{OpAllowLocalWrite, "ALLOW_LOCAL_WRITE"}, {opRemoteWriteBit, "ALLOW_REMOTE_WRITE(0x20)"},
+	{OpInline, "INLINE"}, {OpRDMAReadSink, "RDMA_READ_SINK"},
+	{OpRDMAReadLocalInvalidate, "RDMA_READ_LOCAL_INVALIDATE"}, {OpDefer, "DEFER"},
+}
+
+// String lists the flag names.
+func (f OpFlags) String() string {
+	var parts []string
+	rest := f
+	if f&OpAllowRemoteWrite == OpAllowRemoteWrite {
+		parts = append(parts, "ALLOW_REMOTE_WRITE")
+		rest &^= OpAllowRemoteWrite
+	}
+	for _, n := range opFlagNames {
+		if rest&n.f != 0 {
+			parts = append(parts, n.name)
+			rest &^= n.f
+		}
+	}
+	if rest != 0 {
+		parts = append(parts, fmt.Sprintf("0x%X", uint32(rest)))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return strings.Join(parts, "|")
+}
+
+// Has reports whether every bit of g is set.
+func (f OpFlags) Has(g OpFlags) bool { return f&g == g }
+
+// RemoteWrite reports the remote-write bit (0x20).
+func (f OpFlags) RemoteWrite() bool { return f&opRemoteWriteBit != 0 }
+
+// RemoteRead reports ALLOW_REMOTE_READ.
+func (f OpFlags) RemoteRead() bool { return f&OpAllowRemoteRead != 0 }
+
+// LocalWrite reports ALLOW_LOCAL_WRITE.
+func (f OpFlags) LocalWrite() bool { return f&OpAllowLocalWrite != 0 }
+
+// acceptedOpFlags is, per operation, the set of flags its documentation
+// accepts (NDK.md 1.2; RDMA_READ_SINK on FastRegister per NDK.md 3.6).
+var acceptedOpFlags = map[OpType]OpFlags{
+	OpFastRegister: OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer | OpRDMAReadSink,
+	OpBind:         OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer,
+	OpInvalidate:   OpSilentSuccess | OpReadFence | OpDefer,
+	OpSend:         OpSilentSuccess | OpReadFence | OpSendAndSolicitEvent | OpInline | OpDefer,
+	OpRead:         OpSilentSuccess | OpReadFence | OpRDMAReadLocalInvalidate | OpDefer,
+	OpWrite:        OpSilentSuccess | OpReadFence | OpDefer,
+	OpReceive:      0, // DEFER is never valid on Receive
+}
+
+// ValidateOpFlags applies NDK.md 1.2 and 5.2 to a work request's flags:
+// unknown bits for the operation, and a remote-write bit without the
+// local-write bit, are STATUS_INVALID_PARAMETER inline.
+func ValidateOpFlags(op OpType, f OpFlags) (Status, error) {
+	ok, known := acceptedOpFlags[op]
+	if !known {
+		return StatusInvalidParameter, fmt.Errorf("operation %v takes no work-request flags", op)
+	}
+	if u := f &^ ok; u != 0 {
+		return StatusInvalidParameter, fmt.Errorf("%v: flags %v include 0x%X, not accepted by this operation (accepted: %v)", op, f, uint32(u), ok)
+	}
+	if f&opRemoteWriteBit != 0 && f&OpAllowLocalWrite == 0 {
+		return StatusInvalidParameter, fmt.Errorf("%v: flags %v: remote write (0x20) needs local write (0x10); use NDK_OP_FLAG_ALLOW_REMOTE_WRITE = 0x30", op, f)
+	}
+	return StatusSuccess, nil
+}
