@@ -35,7 +35,7 @@ type bucketQueue struct {
 
 const (
 	minBuckets   = 16
-	windowTarget = 32   // events per window aimed for
+	windowTarget = 64   // events per window aimed for
 	gapSamplesN  = 4096 // dispatch gaps sampled between width checks
 )
 
@@ -207,15 +207,17 @@ func shiftFor(gap uint64) uint {
 
 func (q *bucketQueue) heapPush(ev event) {
 	q.heap = append(q.heap, ev)
-	i := len(q.heap) - 1
+	h := q.heap
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.heap[i].less(&q.heap[p]) {
+		if !ev.less(&h[p]) {
 			break
 		}
-		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = ev
 }
 
 func (q *bucketQueue) heapPop() event {
@@ -225,28 +227,31 @@ func (q *bucketQueue) heapPop() event {
 	h[0] = h[last]
 	h[last] = event{}
 	q.heap = h[:last]
-	if last > 0 {
+	if last > 1 {
 		q.down(0)
 	}
 	return ev
 }
 
+// down sifts the element at i into place, moving a hole rather than swapping.
 func (q *bucketQueue) down(i int) {
 	h := q.heap
 	n := len(h)
+	x := h[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		m := l
 		if r := l + 1; r < n && h[r].less(&h[l]) {
 			m = r
 		}
-		if !h[m].less(&h[i]) {
-			return
+		if !h[m].less(&x) {
+			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = x
 }
