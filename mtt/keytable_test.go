@@ -1,0 +1,78 @@
+package mtt
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestKeyTableExhaustion: allocating past the table's size is ErrNoSpace
+// (STATUS_INSUFFICIENT_RESOURCES from CreateMr/CreateMw, NDK.md rules 17,
+// 46); freeing one entry makes room again.
+func TestKeyTableExhaustion(t *testing.T) {
+	kt, err := NewKeyTable(8)
+	require.NoError(t, err)
+	var toks []Token
+	for i := 0; i < 8; i++ {
+		tok, err := kt.Alloc(KindMR, 1)
+		require.NoError(t, err)
+		toks = append(toks, tok)
+	}
+	_, err = kt.Alloc(KindMW, 1)
+	require.ErrorIs(t, err, ErrNoSpace)
+	require.NoError(t, kt.Free(toks[3]))
+	tok, err := kt.Alloc(KindMW, 1)
+	require.NoError(t, err)
+	require.Equal(t, uint32(3), tok.Index())
+	require.NotEqual(t, toks[3], tok, "a reused index gets a new key")
+}
+
+func TestTokenLayout(t *testing.T) {
+	tok := MakeToken(0xABCDEF, 0x42)
+	require.Equal(t, Token(0xABCDEF42), tok)
+	require.Equal(t, uint32(0xABCDEF), tok.Index())
+	require.Equal(t, uint8(0x42), tok.Key())
+}
+
+func TestRightsFromNDKFlags(t *testing.T) {
+	r, err := RightsFromMRFlags(MRFlagAllowRemoteWrite | MRFlagAllowRemoteRead)
+	require.NoError(t, err)
+	require.Equal(t, RightLocalWrite|RightRemoteRead|RightRemoteWrite, r)
+	_, err = RightsFromMRFlags(0x4)
+	require.Error(t, err, "NDK.md §5.2: remote write without local write")
+	_, err = RightsFromMRFlags(0x100)
+	require.Error(t, err, "unknown bit")
+	r, err = RightsFromMRFlags(MRFlagRDMAReadSink)
+	require.NoError(t, err)
+	require.Equal(t, Rights(0), r)
+
+	r, err = RightsFromOpFlags(OpFlagAllowRemoteWrite | OpFlagAllowRemoteRead | 0x001)
+	require.NoError(t, err)
+	require.Equal(t, RightLocalWrite|RightRemoteRead|RightRemoteWrite, r)
+	_, err = RightsFromOpFlags(0x20)
+	require.Error(t, err, "NDK.md §5.2: 0x20 without 0x10")
+}
+
+func TestBindWindowChecks(t *testing.T) {
+	tr, _ := newTestTranslator(t, smallSpec())
+	mr := registerMR(t, tr, 1, 0x1000, 4, PageShift4K, RightLocalWrite|RightRemoteRead)
+	ro := registerMR(t, tr, 1, 0x9000, 1, PageShift4K, RightRemoteRead)
+	kt := tr.Keys()
+	mw, err := kt.Alloc(KindMW, 1)
+	require.NoError(t, err)
+	_, err = kt.BindWindow(mw, mr, 5, 0x800, 0x1000, RightRemoteRead)
+	require.ErrorIs(t, err, ErrOutsideMR, "rule 48: starts before the MR")
+	_, err = kt.BindWindow(mw, mr, 5, 0x4000, 0x1001, RightRemoteRead)
+	require.ErrorIs(t, err, ErrOutsideMR, "rule 48 / §5.5: ends past the MR")
+	_, err = kt.BindWindow(mw, ro, 5, 0x9000, 0x100, RightRemoteWrite|RightLocalWrite)
+	require.ErrorIs(t, err, ErrAccessDenied, "rule 49: remote write needs the MR's local write")
+	w1, err := kt.BindWindow(mw, mr, 5, 0x2000, 0x1000, RightRemoteRead)
+	require.NoError(t, err)
+	require.NotEqual(t, mw, w1, "§5.3: every bind gives a new key")
+	_, err = kt.BindWindow(w1, mr, 5, 0x2000, 0x1000, RightRemoteRead)
+	require.ErrorIs(t, err, ErrWrongState, "§5.5: invalidate before rebinding")
+	fromOtherPD, err := kt.Alloc(KindMW, 2)
+	require.NoError(t, err)
+	_, err = kt.BindWindow(fromOtherPD, mr, 5, 0x2000, 0x1000, RightRemoteRead)
+	require.ErrorIs(t, err, ErrAccessDenied)
+}

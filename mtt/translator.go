@@ -1,0 +1,531 @@
+package mtt
+
+import (
+	"errors"
+	"fmt"
+
+	"nicsim/sim"
+)
+
+// DMA is what the tables and caches need from the bus; *pcie.DMA implements it.
+type DMA interface {
+	CanAccept() bool                                              // room in the DMA request queue; when false, wakers added with AddWaker are woken when room frees
+	AddWaker(w sim.Waker)                                         // register for a wake-up when room frees
+	Read(addr, bytes uint64, done sim.Handler, arg uint64) error  // done.Handle(now,arg) when the last completion byte has arrived at the NIC
+	Write(addr, bytes uint64, done sim.Handler, arg uint64) error // done when the write has left the NIC (posted)
+}
+
+// ErrBusy is returned by Lookup, WriteMPT and WriteMTT when the unit has no
+// free request slot or write slot; callers ask CanAccept / CanWrite first.
+var ErrBusy = errors.New("mtt: translator busy")
+
+// Request is one translate request of the data path. The caller owns it and
+// must not touch it between Lookup and the done call; the result fields are
+// valid when done runs.
+type Request struct {
+	Token  Token
+	PD     uint32 // PD of the QP the access arrives through
+	QPN    uint32 // that QP (windows answer only through their QP, §5.5)
+	VA     uint64
+	Length uint64
+	Access Access
+
+	// Results.
+	Reason Reason   // OK or why the access was refused
+	Pages  []uint64 // host address of every page [VA, VA+Length) touches, appended to Pages[:0]; empty unless OK
+	Offset uint64   // byte offset of VA in Pages[0]
+	Start  sim.Tick // when Lookup was called
+	End    sim.Tick // when done was called
+}
+
+const (
+	tabMPT = 0
+	tabMTT = 1
+
+	evShift = 56
+	evHit   = 1 << evShift // arg low bits: slot
+	evFill  = 2 << evShift // arg: table<<32 | mshr
+	evWrite = 3 << evShift // arg: write op
+	evMask  = 1<<evShift - 1
+)
+
+type slot struct {
+	req        *Request
+	done       sim.Handler
+	arg        uint64
+	phase      uint8 // tabMPT or tabMTT: the table of the current access
+	line       uint64
+	lastLine   uint64
+	firstEntry uint64
+	lastEntry  uint64
+	offset     uint64
+	accStart   sim.Tick
+	next       int32 // next waiter on the same MSHR
+}
+
+type mshr struct {
+	line       uint64
+	busy       bool
+	head, tail int32
+}
+
+type table struct {
+	name      string
+	cache     *Cache
+	latency   sim.Tick
+	ports     int
+	lineBytes uint64
+	base      uint64 // ICM address of line 0
+	ready     ring   // slots waiting for a port
+	mshrs     []mshr
+	freeMSHR  []uint32
+	issue     ring // MSHRs waiting for room in the DMA queue
+	stats     *TableStats
+}
+
+type writeOp struct {
+	tab         int
+	addr, end   uint64
+	chunk       uint64
+	outstanding int
+	done        sim.Handler
+	arg         uint64
+}
+
+// Translator is the timed translation and protection unit: the MPT cache and
+// the MTT cache in front of the key table and the MTT in ICM, with lookup
+// ports, hit latency, MSHRs and DMA misses, and the registration write path.
+// It is a sim.Ticker on the NIC clock and a sim.Handler for its own timers
+// and DMA completions.
+type Translator struct {
+	name  string
+	spec  Spec
+	eng   *sim.Engine
+	clock sim.ClockDomain
+	drv   *sim.TickDriver
+	dma   DMA
+	keys  *KeyTable
+	mtt   *MTT
+	lay   icmLayout
+	tabs  [2]table
+
+	slots      []slot
+	freeSlots  []uint32
+	writes     []writeOp
+	freeWrites []uint32
+	writeQ     ring
+
+	// Stats are the unit's statistics; register them with Stats.Register.
+	Stats Stats
+}
+
+var (
+	_ sim.Ticker  = (*Translator)(nil)
+	_ sim.Handler = (*Translator)(nil)
+)
+
+// New builds the unit named name (e.g. "NIC[0].TPT") on env, reading and
+// writing ICM through dma. The random replacement policy draws from
+// sim.Stream(env.Seed, name+".MPTCache") and name+".MTTCache".
+func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if dma == nil {
+		return nil, fmt.Errorf("mtt: %s: nil DMA", name)
+	}
+	clock, err := sim.NewClockDomain(name+".Clock", sim.Tick(spec.ClockPeriodPS))
+	if err != nil {
+		return nil, err
+	}
+	keys, err := NewKeyTable(spec.KeyTableEntriesMax)
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewMTT(spec.MTTEntriesMax, spec.MTTAllocPolicy)
+	if err != nil {
+		return nil, err
+	}
+	t := &Translator{name: name, spec: spec, eng: env.Engine, clock: clock, dma: dma, keys: keys, mtt: m,
+		lay: icmLayout{mptBase: spec.MPTBaseAddr, mttBase: spec.MTTBaseAddr, mptEntryBytes: uint64(spec.MPTEntryBytes),
+			mptLineBytes: uint64(spec.MPTCache.LineBytes), mttLineBytes: uint64(spec.MTTCache.LineBytes)}}
+	t.drv = sim.NewTickDriver(name, clock, env.Engine, t)
+	for i, c := range []struct {
+		name       string
+		cs         CacheSpec
+		entryBytes uint64
+		base       uint64
+		st         *TableStats
+	}{
+		{name + ".MPTCache", spec.MPTCache, uint64(spec.MPTEntryBytes), spec.MPTBaseAddr, &t.Stats.MPT},
+		{name + ".MTTCache", spec.MTTCache, MTTEntryBytes, spec.MTTBaseAddr, &t.Stats.MTT},
+	} {
+		g := c.cs.Geometry(c.entryBytes)
+		cache, err := NewCache(g.Sets, g.Ways, c.cs.Policy, env.Stream(c.name))
+		if err != nil {
+			return nil, err
+		}
+		tb := table{name: c.name, cache: cache, latency: clock.CyclesToTicks(sim.Cycles(c.cs.LatencyCycles)),
+			ports: int(c.cs.PortsPerCycle), lineBytes: g.LineBytes, base: c.base,
+			ready: newRing(int(spec.RequestsMax)), mshrs: make([]mshr, c.cs.MSHRsMax),
+			freeMSHR: make([]uint32, c.cs.MSHRsMax), issue: newRing(int(c.cs.MSHRsMax)), stats: c.st}
+		for j := range tb.freeMSHR {
+			tb.freeMSHR[j] = c.cs.MSHRsMax - 1 - uint32(j)
+		}
+		t.tabs[i] = tb
+	}
+	t.slots = make([]slot, spec.RequestsMax)
+	t.freeSlots = make([]uint32, spec.RequestsMax)
+	for i := range t.freeSlots {
+		t.freeSlots[i] = spec.RequestsMax - 1 - uint32(i)
+	}
+	t.writes = make([]writeOp, spec.WriteOpsMax)
+	t.freeWrites = make([]uint32, spec.WriteOpsMax)
+	for i := range t.freeWrites {
+		t.freeWrites[i] = spec.WriteOpsMax - 1 - uint32(i)
+	}
+	t.writeQ = newRing(int(spec.WriteOpsMax))
+	// Registered once: the DMA keeps its wakers and wakes them every time
+	// room frees after a refusal (as *pcie.DMA does); a spurious wake costs
+	// one deduplicated tick.
+	dma.AddWaker(t.drv)
+	return t, nil
+}
+
+// Name is the unit's hierarchical name.
+func (t *Translator) Name() string { return t.name }
+
+// Spec is the configuration the unit was built with.
+func (t *Translator) Spec() Spec { return t.spec }
+
+// Clock is the NIC clock the unit runs on.
+func (t *Translator) Clock() sim.ClockDomain { return t.clock }
+
+// Keys is the key table (functional image in ICM).
+func (t *Translator) Keys() *KeyTable { return t.keys }
+
+// MTT is the translation table (functional image in ICM) and its allocator.
+func (t *Translator) MTT() *MTT { return t.mtt }
+
+// MPTCache and MTTCache expose the caches' tag state (tests, reports).
+func (t *Translator) MPTCache() *Cache { return t.tabs[tabMPT].cache }
+
+// MTTCache exposes the MTT cache's tag state.
+func (t *Translator) MTTCache() *Cache { return t.tabs[tabMTT].cache }
+
+// MPTLine and MTTLine name the cache line holding key-table entry index and
+// MTT entry i.
+func (t *Translator) MPTLine(index uint32) uint64 { return t.lay.mptLine(index) }
+
+// MTTLine names the cache line holding MTT entry i.
+func (t *Translator) MTTLine(i uint32) uint64 { return t.lay.mttLine(uint64(i)) }
+
+// InFlight is the number of translate requests in the unit.
+func (t *Translator) InFlight() int { return len(t.slots) - len(t.freeSlots) }
+
+// CanAccept reports whether Lookup has a free request slot.
+func (t *Translator) CanAccept() bool { return len(t.freeSlots) > 0 }
+
+// Lookup starts translating r. done.Handle(now, arg) runs once, when r's
+// result is known: after the key-table entry is on the NIC and checked
+// (refusal), or after every MTT line the range needs has been looked up.
+// Zero length and an index beyond the table are refused without reading
+// the key table. Lookup never calls done itself.
+func (t *Translator) Lookup(r *Request, done sim.Handler, arg uint64) error {
+	if len(t.freeSlots) == 0 {
+		return fmt.Errorf("%w: %s: all %d request slots in use", ErrBusy, t.name, len(t.slots))
+	}
+	id := t.freeSlots[len(t.freeSlots)-1]
+	t.freeSlots = t.freeSlots[:len(t.freeSlots)-1]
+	r.Start = t.eng.Now()
+	r.Pages = r.Pages[:0]
+	r.Offset = 0
+	t.slots[id] = slot{req: r, done: done, arg: arg, phase: tabMPT, line: t.lay.mptLine(r.Token.Index()), next: -1}
+	t.tabs[tabMPT].ready.push(id)
+	t.drv.Wake()
+	return nil
+}
+
+// Tick issues pending DMA writes and reads, then runs each cache's ports.
+func (t *Translator) Tick(now sim.Tick) bool {
+	progress := t.issueWrites()
+	progress = t.issueReads() || progress
+	for i := range t.tabs {
+		progress = t.runPorts(i, now) || progress
+	}
+	return progress
+}
+
+func (t *Translator) runPorts(ti int, now sim.Tick) bool {
+	tb := &t.tabs[ti]
+	did := false
+	for p := 0; p < tb.ports && tb.ready.len() > 0; p++ {
+		id := tb.ready.pop()
+		s := &t.slots[id]
+		if ti == tabMPT {
+			r := s.req
+			if r.Length == 0 {
+				t.finish(id, now, ReasonZeroLength)
+				did = true
+				continue
+			}
+			if r.Token.Index() >= t.keys.Len() {
+				t.finish(id, now, ReasonIndexOutOfRange)
+				did = true
+				continue
+			}
+		}
+		if tb.cache.Lookup(s.line) {
+			tb.stats.Lookups++
+			tb.stats.Hits++
+			s.accStart = now
+			t.eng.After(tb.latency, sim.PrioDefault, t, evHit|uint64(id))
+			did = true
+			continue
+		}
+		if m := tb.findMSHR(s.line); m >= 0 {
+			tb.stats.Lookups++
+			tb.stats.MergedMisses++
+			s.accStart = now
+			tb.addWaiter(t, m, id)
+			did = true
+			continue
+		}
+		if len(tb.freeMSHR) == 0 {
+			tb.ready.pushFront(id)
+			tb.stats.MSHRStalls++
+			break
+		}
+		m := tb.freeMSHR[len(tb.freeMSHR)-1]
+		tb.freeMSHR = tb.freeMSHR[:len(tb.freeMSHR)-1]
+		tb.mshrs[m] = mshr{line: s.line, busy: true, head: -1, tail: -1}
+		tb.stats.Lookups++
+		tb.stats.Misses++
+		s.accStart = now
+		tb.addWaiter(t, int(m), id)
+		tb.issue.push(m)
+		did = true
+	}
+	if did {
+		t.issueReads()
+	}
+	return did
+}
+
+func (tb *table) findMSHR(line uint64) int {
+	for i := range tb.mshrs {
+		if tb.mshrs[i].busy && tb.mshrs[i].line == line {
+			return i
+		}
+	}
+	return -1
+}
+
+func (tb *table) addWaiter(t *Translator, m int, id uint32) {
+	ms := &tb.mshrs[m]
+	t.slots[id].next = -1
+	if ms.tail < 0 {
+		ms.head = int32(id)
+	} else {
+		t.slots[ms.tail].next = int32(id)
+	}
+	ms.tail = int32(id)
+}
+
+// blocked counts a cycle spent waiting for room in the DMA queue; the DMA
+// wakes the unit (AddWaker in New) when room frees.
+func (t *Translator) blocked() { t.Stats.DMAStalls++ }
+
+func (t *Translator) issueReads() bool {
+	did := false
+	for ti := range t.tabs {
+		tb := &t.tabs[ti]
+		for tb.issue.len() > 0 {
+			if !t.dma.CanAccept() {
+				t.blocked()
+				return did
+			}
+			m := tb.issue.pop()
+			addr := tb.base + tb.mshrs[m].line*tb.lineBytes
+			if err := t.dma.Read(addr, tb.lineBytes, t, evFill|uint64(ti)<<32|uint64(m)); err != nil {
+				panic(fmt.Sprintf("mtt: %s: DMA read refused after CanAccept: %v", t.name, err))
+			}
+			tb.stats.ICMReadBytes += tb.lineBytes
+			did = true
+		}
+	}
+	return did
+}
+
+func (t *Translator) issueWrites() bool {
+	did := false
+	for t.writeQ.len() > 0 {
+		if !t.dma.CanAccept() {
+			t.blocked()
+			return did
+		}
+		id := t.writeQ.front()
+		w := &t.writes[id]
+		n := min(w.chunk-w.addr%w.chunk, w.end-w.addr)
+		if err := t.dma.Write(w.addr, n, t, evWrite|uint64(id)); err != nil {
+			panic(fmt.Sprintf("mtt: %s: DMA write refused after CanAccept: %v", t.name, err))
+		}
+		t.tabs[w.tab].stats.ICMWriteBytes += n
+		w.addr += n
+		w.outstanding++
+		if w.addr == w.end {
+			t.writeQ.pop()
+		}
+		did = true
+	}
+	return did
+}
+
+// Handle receives hit timers, DMA read completions (fills) and DMA write
+// completions.
+func (t *Translator) Handle(now sim.Tick, arg uint64) {
+	switch arg &^ evMask {
+	case evHit:
+		id := uint32(arg & evMask)
+		s := &t.slots[id]
+		t.tabs[s.phase].stats.LatencyPS.Record(uint64(now - s.accStart))
+		t.advance(id, now)
+	case evFill:
+		tb := &t.tabs[(arg&evMask)>>32]
+		m := uint32(arg)
+		ms := &tb.mshrs[m]
+		if _, ev := tb.cache.Insert(ms.line); ev {
+			tb.stats.Evictions++
+		}
+		head := ms.head
+		*ms = mshr{}
+		tb.freeMSHR = append(tb.freeMSHR, m)
+		for id := head; id >= 0; {
+			next := t.slots[id].next
+			tb.stats.LatencyPS.Record(uint64(now - t.slots[id].accStart))
+			t.advance(uint32(id), now)
+			id = next
+		}
+		if tb.ready.len() > 0 {
+			t.drv.Wake() // requests refused for want of an MSHR
+		}
+	case evWrite:
+		id := uint32(arg & evMask)
+		w := &t.writes[id]
+		w.outstanding--
+		if w.addr == w.end && w.outstanding == 0 {
+			done, darg := w.done, w.arg
+			*w = writeOp{}
+			t.freeWrites = append(t.freeWrites, id)
+			t.Stats.WritesDone++
+			if done != nil {
+				done.Handle(now, darg)
+			}
+		}
+	default:
+		panic(fmt.Sprintf("mtt: %s: unknown event %#x", t.name, arg))
+	}
+}
+
+// advance moves a request on after an access answered: from the key table
+// to the checks and the MTT, from one MTT line to the next, or to done.
+func (t *Translator) advance(id uint32, now sim.Tick) {
+	s := &t.slots[id]
+	if s.phase == tabMPT {
+		r := s.req
+		reason := check(t.keys, checkArgs{r.Token, r.PD, r.QPN, r.VA, r.Length, r.Access})
+		if reason != OK {
+			t.finish(id, now, reason)
+			return
+		}
+		e := t.keys.entry(r.Token.Index())
+		s.firstEntry, s.lastEntry = pageSpan(e, r.VA, r.Length)
+		s.offset = (r.VA - e.XlateVA + e.FBO) & (1<<e.PageShift - 1)
+		s.phase = tabMTT
+		s.line = t.lay.mttLine(s.firstEntry)
+		s.lastLine = t.lay.mttLine(s.lastEntry)
+		t.tabs[tabMTT].ready.push(id)
+		t.drv.Wake()
+		return
+	}
+	if s.line < s.lastLine {
+		s.line++
+		t.tabs[tabMTT].ready.push(id)
+		t.drv.Wake()
+		return
+	}
+	r := s.req
+	for i := s.firstEntry; i <= s.lastEntry; i++ {
+		r.Pages = append(r.Pages, t.mtt.image[i])
+	}
+	r.Offset = s.offset
+	t.finish(id, now, OK)
+}
+
+func (t *Translator) finish(id uint32, now sim.Tick, reason Reason) {
+	s := &t.slots[id]
+	r, done, arg := s.req, s.done, s.arg
+	*s = slot{}
+	t.freeSlots = append(t.freeSlots, id)
+	r.Reason = reason
+	r.End = now
+	t.Stats.Requests++
+	t.Stats.ByReason[reason]++
+	if reason != OK {
+		t.Stats.Refused++
+	}
+	t.Stats.RequestPS.Record(uint64(now - r.Start))
+	done.Handle(now, arg)
+}
+
+// CanWrite reports whether WriteMPT/WriteMTT has a free write slot.
+func (t *Translator) CanWrite() bool { return len(t.freeWrites) > 0 }
+
+// WriteMPT writes key-table entry index to ICM by DMA (one MPTEntryBytes
+// write) and updates or invalidates the cached copy at once, per
+// CacheWritePolicy. done.Handle(now, arg) runs when the write has left the
+// NIC; done may be nil. The functional change (KeyTable.SetRegion,
+// Invalidate, BindWindow, ...) is the caller's and is visible to lookups
+// from the moment it is made; see doc.go.
+func (t *Translator) WriteMPT(index uint32, done sim.Handler, arg uint64) error {
+	if index >= t.keys.Len() {
+		return fmt.Errorf("mtt: %s: WriteMPT of entry %d beyond %d", t.name, index, t.keys.Len())
+	}
+	addr := t.lay.mptAddr(index)
+	return t.write(tabMPT, addr, addr+uint64(t.spec.MPTEntryBytes), uint64(t.spec.MPTEntryBytes), done, arg)
+}
+
+// WriteMTT writes MTT entries [offset, offset+count) to ICM by DMA, rounded
+// out to whole 64 B units of 8 entries and cut into MTTWriteBytesMax writes
+// (HARDWARE.md §6), and updates or invalidates cached copies of those lines.
+func (t *Translator) WriteMTT(offset, count uint32, done sim.Handler, arg uint64) error {
+	if count == 0 || uint64(offset)+uint64(count) > uint64(t.mtt.Len()) {
+		return fmt.Errorf("mtt: %s: WriteMTT of [%d, +%d) outside [0, %d)", t.name, offset, count, t.mtt.Len())
+	}
+	const unit = 64
+	lo := t.lay.mttAddr(uint64(offset)) &^ (unit - 1)
+	hi := (t.lay.mttAddr(uint64(offset)+uint64(count)) + unit - 1) &^ (unit - 1)
+	return t.write(tabMTT, lo, hi, uint64(t.spec.MTTWriteBytesMax), done, arg)
+}
+
+func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg uint64) error {
+	if len(t.freeWrites) == 0 {
+		return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
+	}
+	tb := &t.tabs[ti]
+	for line := (lo - tb.base) / tb.lineBytes; line <= (hi-1-tb.base)/tb.lineBytes; line++ {
+		if t.spec.CacheWritePolicy == WriteUpdate {
+			if tb.cache.Contains(line) {
+				tb.stats.Updates++
+			}
+		} else if tb.cache.Invalidate(line) {
+			tb.stats.Invalidations++
+		}
+	}
+	id := t.freeWrites[len(t.freeWrites)-1]
+	t.freeWrites = t.freeWrites[:len(t.freeWrites)-1]
+	t.writes[id] = writeOp{tab: ti, addr: lo, end: hi, chunk: chunk, done: done, arg: arg}
+	t.writeQ.push(id)
+	t.drv.Wake()
+	return nil
+}
