@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"nicsim/pcie"
+)
+
+func init() {
+	register("pcie", "sweep DMA streams over transfer sizes on a PCIe link model", runPCIe)
+}
+
+func runPCIe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("pcie", "[--gen N] [--lanes N] [--mps B] [--mrrs B] [--sizes 64,128,...] [--dir read|write|rdwr|all] [--ideal] [--format table|csv]", stderr)
+	def := pcie.DefaultSpec()
+	gen := fs.Int("gen", def.Gen, "PCIe generation (1..5)")
+	lanes := fs.Int("lanes", def.Lanes, "link width (1, 2, 4, 8, 16)")
+	mps := fs.Int("mps", def.MPSBytes, "Max_Payload_Size in bytes (128..4096, power of two)")
+	mrrs := fs.Int("mrrs", def.MRRSBytes, "Max_Read_Request_Size in bytes (128..4096, power of two)")
+	rcb := fs.Int("rcb", def.RCBBytes, "read completion boundary in bytes (64 or 128)")
+	split := fs.String("split", def.CompletionSplit, "completion split: mps or rcb")
+	tags := fs.Int("tags", def.TagsMax, "outstanding read tags (1..65536)")
+	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", "comma-separated transfer sizes in bytes (1..16777216)")
+	dir := fs.String("dir", "all", "stream direction: read, write, rdwr or all")
+	ideal := fs.Bool("ideal", false, "no latency, tag or credit limits; infinite host memory bandwidth")
+	format := fs.String("format", "table", "output format: table or csv")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "nicsim pcie: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	bad := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "nicsim pcie: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case *gen < 1 || *gen > 5:
+		return bad("--gen %d is out of range 1..5", *gen)
+	case *lanes != 1 && *lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16:
+		return bad("--lanes %d must be one of 1, 2, 4, 8, 16", *lanes)
+	case !pow2In(*mps, 128, 4096):
+		return bad("--mps %d must be a power of two in 128..4096", *mps)
+	case !pow2In(*mrrs, 128, 4096):
+		return bad("--mrrs %d must be a power of two in 128..4096", *mrrs)
+	case *rcb != 64 && *rcb != 128:
+		return bad("--rcb %d must be 64 or 128", *rcb)
+	case *split != pcie.SplitMPS && *split != pcie.SplitRCB:
+		return bad("--split %q must be mps or rcb", *split)
+	case *tags < 1 || *tags > pcie.TagsLimit:
+		return bad("--tags %d is out of range 1..%d", *tags, pcie.TagsLimit)
+	case *format != "table" && *format != "csv":
+		return bad("--format %q must be table or csv", *format)
+	}
+	var dirs []pcie.Direction
+	if *dir == "all" {
+		dirs = []pcie.Direction{pcie.DirRead, pcie.DirWrite, pcie.DirRdWr}
+	} else {
+		d, err := pcie.ParseDirection(*dir)
+		if err != nil {
+			return bad("--dir %q must be read, write, rdwr or all", *dir)
+		}
+		dirs = []pcie.Direction{d}
+	}
+	var szs []uint64
+	for _, f := range strings.Split(*sizes, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil || v < 1 || v > 1<<24 {
+			return bad("--sizes: %q is not a size in 1..16777216 bytes", f)
+		}
+		szs = append(szs, v)
+	}
+	if len(szs) > 64 {
+		return bad("--sizes: %d sizes, at most 64", len(szs))
+	}
+	spec := def
+	spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes = *gen, *lanes, *mps, *mrrs
+	spec.RCBBytes, spec.CompletionSplit, spec.TagsMax = *rcb, *split, *tags
+	if spec.HostNPHCredits != 0 && spec.HostNPHCredits < spec.TagsMax {
+		spec.HostNPHCredits = spec.TagsMax // so that --tags, not NPH credits, limits reads
+	}
+	if *ideal {
+		spec = pcie.IdealSpec(spec)
+	}
+	if err := spec.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	cols := []string{"direction", "transfer_bytes", "effective_gbps", "model_gbps", "error_pct",
+		"read_latency_ns_mean", "read_latency_ns_p99", "up_util", "down_util", "up_tlps", "down_tlps", "tag_stalls", "credit_stalls"}
+	var rows [][]string
+	for _, d := range dirs {
+		for _, sz := range szs {
+			r, err := pcie.RunStream(spec, pcie.DefaultStreamConfig(d, sz, spec))
+			if err != nil {
+				fmt.Fprintf(stderr, "nicsim pcie: %s %d B: %v\n", d, sz, err)
+				return 1
+			}
+			m := pcie.ByteModelGoodputGbps(spec, d, sz)
+			rows = append(rows, []string{string(d), strconv.FormatUint(sz, 10),
+				f3(r.EffectiveGbps), f3(m), fmt.Sprintf("%.2f", 100*(r.EffectiveGbps/m-1)),
+				fmt.Sprintf("%.1f", r.ReadLatency.Mean), fmt.Sprintf("%.1f", r.ReadLatency.P99),
+				f3(r.UpUtilization), f3(r.DownUtilization),
+				strconv.FormatUint(r.UpTLPs, 10), strconv.FormatUint(r.DownTLPs, 10),
+				strconv.FormatUint(r.Stats.TagStalls, 10),
+				strconv.FormatUint(r.Stats.Up.CreditStalls+r.Stats.Down.CreditStalls, 10)})
+		}
+	}
+	if *format == "csv" {
+		fmt.Fprintln(stdout, strings.Join(cols, ","))
+		for _, r := range rows {
+			fmt.Fprintln(stdout, strings.Join(r, ","))
+		}
+		return 0
+	}
+	mode := "realistic"
+	if *ideal {
+		mode = "ideal"
+	}
+	fmt.Fprintf(stdout, "PCIe gen%d x%d, MPS %d, MRRS %d, RCB %d, split %s, tags %d, %s; raw %.3f Gb/s per direction\n",
+		spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes, spec.RCBBytes, spec.CompletionSplit, spec.TagsMax, mode,
+		pcie.RawGbps(spec.Gen, spec.Lanes))
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return 1
+	}
+	return 0
+}
+
+func pow2In(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }
+
+func f3(v float64) string { return fmt.Sprintf("%.3f", v) }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPCIeCSVHasRequiredColumns(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"pcie", "--ideal", "--sizes", "64,1024", "--dir", "all", "--format", "csv"}, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 7)
+	hdr := strings.Split(lines[0], ",")
+	for _, c := range []string{"direction", "transfer_bytes", "effective_gbps", "read_latency_ns_mean", "read_latency_ns_p99", "model_gbps", "error_pct"} {
+		require.Contains(t, hdr, c)
+	}
+	require.True(t, strings.HasPrefix(lines[1], "read,64,"))
+	require.True(t, strings.HasPrefix(lines[6], "rdwr,1024,"))
+}
+
+func TestPCIeTableIsDeterministic(t *testing.T) {
+	run := func() string {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch([]string{"pcie", "--gen", "4", "--lanes", "16", "--sizes", "64,256", "--dir", "read"}, &out, &errb), errb.String())
+		return out.String()
+	}
+	a := run()
+	require.Equal(t, a, run())
+	require.Contains(t, a, "effective_gbps")
+}
+
+func TestPCIeBadFlagsExit2(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gen", "7"}, "--gen 7 is out of range 1..5"},
+		{[]string{"--lanes", "3"}, "--lanes 3"},
+		{[]string{"--mps", "100"}, "--mps 100"},
+		{[]string{"--mrrs", "8192"}, "--mrrs 8192"},
+		{[]string{"--dir", "up"}, "--dir \"up\""},
+		{[]string{"--sizes", "64,x"}, "--sizes"},
+		{[]string{"--sizes", "0"}, "--sizes"},
+		{[]string{"--format", "json"}, "--format"},
+		{[]string{"--tags", "0"}, "--tags 0"},
+		{[]string{"--bogus"}, "bogus"},
+	} {
+		var out, errb bytes.Buffer
+		code := dispatch(append([]string{"pcie"}, c.args...), &out, &errb)
+		require.Equal(t, 2, code, c.args)
+		require.Contains(t, errb.String(), c.want, c.args)
+	}
+}

@@ -1,0 +1,64 @@
+package pcie
+
+// credits is a transmitter's view of its receiver's flow-control credits
+// for one direction: header and data credits per class (PCIe Base Spec
+// 2.6.1, 3.4). A limit of 0 is infinite. Credits are consumed when a TLP
+// starts on the wire and come back when an UpdateFC DLLP carrying them
+// arrives from the receiver on the opposite direction.
+type credits struct {
+	limit [classCount][2]uint64 // [class][0 header, 1 data]; 0 = infinite
+	used  [classCount][2]uint64
+}
+
+func newCredits(ph, pd, nph, npd, cplh, cpld int) credits {
+	var c credits
+	c.limit[classP] = [2]uint64{uint64(ph), uint64(pd)}
+	c.limit[classNP] = [2]uint64{uint64(nph), uint64(npd)}
+	c.limit[classCpl] = [2]uint64{uint64(cplh), uint64(cpld)}
+	return c
+}
+
+// need is the header and data credits a TLP of class cl with payload
+// bytes consumes.
+func need(payload uint64) (h, d uint64) { return 1, dataCredits(payload) }
+
+func (c *credits) fits(cl fcClass, payload uint64) bool {
+	h, d := need(payload)
+	l := &c.limit[cl]
+	u := &c.used[cl]
+	return (l[0] == 0 || u[0]+h <= l[0]) && (l[1] == 0 || u[1]+d <= l[1])
+}
+
+func (c *credits) consume(cl fcClass, payload uint64) {
+	h, d := need(payload)
+	if c.limit[cl][0] != 0 {
+		c.used[cl][0] += h
+	}
+	if c.limit[cl][1] != 0 {
+		c.used[cl][1] += d
+	}
+}
+
+func (c *credits) release(ret *[classCount][2]uint64) {
+	for cl := range ret {
+		for i := 0; i < 2; i++ {
+			if ret[cl][i] > c.used[cl][i] {
+				panic("pcie: invariant: more credits returned than consumed")
+			}
+			c.used[cl][i] -= ret[cl][i]
+		}
+	}
+}
+
+// returnable is the header and data credits a received TLP frees, or zero
+// for classes with infinite credits.
+func (c *credits) returnable(cl fcClass, payload uint64) (h, d uint64) {
+	h, d = need(payload)
+	if c.limit[cl][0] == 0 {
+		h = 0
+	}
+	if c.limit[cl][1] == 0 {
+		d = 0
+	}
+	return h, d
+}

@@ -1,0 +1,42 @@
+// Package pcie models one PCIe link between a host and the NIC at byte
+// accuracy, the host's root complex and memory as the link sees them, the
+// CPU's MMIO writes and the NIC's DMA engine. Facts come from
+// spec/HARDWARE.md sections 1 and 11; docs/pcie.md lists every parameter
+// and the known deviations.
+//
+// Timing model:
+//
+//   - Each direction (Up: NIC->host, Down: host->NIC) is a transmitter
+//     that puts one burst at a time on the wire: the SKP ordered sets and
+//     DLLPs that fell due, then at most one TLP. A burst of n bytes takes
+//     exactly n byte times (sim.Serializer, exact ps/byte for 8b/10b and
+//     128b/130b) and reaches the far end LinkLatencyNS later.
+//   - TLP wire size = payload + 8 B framing/sequence/LCRC + 4 B common
+//     header + 12 B (4DW) or 8 B (3DW) for MWr/MRd, 8 B for CplD, + 4 B
+//     ECRC if enabled.
+//   - DLLP accounting (the rule that makes simulation and byte model count
+//     the same thing): a transmitter sends one 8 B ACK DLLP and one 8 B
+//     UpdateFC DLLP for every A bytes of its own link time (A from the
+//     spec's recommended tables by generation, width and MPS), and one 4 B
+//     SKP for every 1538 bytes. These acknowledge and return credits for
+//     the TLPs of the opposite direction. A transmitter with nothing else to
+//     send that owes an ACK or an UpdateFC (a TLP arrived from the other
+//     side) sends it A byte times later. A saturated direction therefore
+//     spends exactly 16/A + 4/1538 of its time on DLLPs and SKPs, which is
+//     the share HARDWARE.md 11 deducts.
+//   - Flow control: the transmitter consumes header and data credits of
+//     the receiver (P, NP, Cpl) when a TLP starts; the receiver returns
+//     them in an UpdateFC on the opposite direction; a TLP without credits
+//     waits (never dropped). Ordering: posted writes stay in order; an MRd
+//     or CplD never passes an older posted write; a posted write may pass a
+//     stalled read or completion (PCIe ordering rules, no relaxed ordering).
+//   - DMA engine: bounded request queue, per-request issue cost, MWr split
+//     at MPS and MRd at MRRS on aligned boundaries, one tag per MRd held
+//     until its last completion byte arrives.
+//   - Host: answers an MRd with CplDs split at MPS or RCB, in address
+//     order, each sent once its data is ready: fixed latency + per-byte
+//     time from the start of the DMA request.
+//
+// Hot paths allocate nothing in steady state and schedule events through
+// sim.Handler values with an arg word (no closures).
+package pcie

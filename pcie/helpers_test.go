@@ -1,0 +1,56 @@
+package pcie
+
+import (
+	"flag"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"nicsim/sim"
+)
+
+var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: time-based)")
+
+// testSeed returns the seed to use and prints it so a failure can be replayed.
+func testSeed(t *testing.T) uint64 {
+	s := *seedFlag
+	if s == 0 {
+		s = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay with -seed %d)", s, s)
+	return s
+}
+
+// recorder wraps a receiver and keeps a copy of every TLP it gets.
+type recorder struct {
+	next receiver
+	got  []tlp
+}
+
+func (r *recorder) receive(now sim.Tick, t *tlp) {
+	r.got = append(r.got, *t)
+	r.next.receive(now, t)
+}
+
+// newTestLink builds a link with recorders on both far ends.
+func newTestLink(t *testing.T, spec Spec) (*Link, *sim.Env, *recorder, *recorder) {
+	env := sim.NewEnv(1)
+	l, err := New("pcie", spec, env)
+	require.NoError(t, err)
+	up := &recorder{next: l.up.rx}
+	down := &recorder{next: l.down.rx}
+	l.up.rx, l.down.rx = up, down
+	return l, env, up, down
+}
+
+// doneLog records completion callbacks in order.
+type doneLog struct {
+	args  []uint64
+	times []sim.Tick
+}
+
+func (d *doneLog) Handle(now sim.Tick, arg uint64) {
+	d.args = append(d.args, arg)
+	d.times = append(d.times, now)
+}

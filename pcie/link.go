@@ -1,0 +1,92 @@
+package pcie
+
+import (
+	"errors"
+	"fmt"
+
+	"nicsim/sim"
+)
+
+// ErrFull is returned when a bounded queue has no room; nothing was queued.
+var ErrFull = errors.New("pcie: queue full")
+
+// Link is one PCIe link between a host and the NIC: two independent
+// directions (Up: NIC->host, Down: host->NIC), the host's root complex and
+// memory, the CPU's MMIO path and the NIC's DMA engine.
+type Link struct {
+	name  string
+	spec  Spec
+	eng   *sim.Engine
+	up    *tx
+	down  *tx
+	dma   *DMA
+	host  *host
+	mmio  *mmio
+	nic   nicRx
+	stats Stats
+}
+
+// New builds a link. The spec is validated first.
+func New(name string, spec Spec, env *sim.Env) (*Link, error) {
+	if env == nil || env.Engine == nil {
+		return nil, fmt.Errorf("pcie: link %q: nil environment", name)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
+	}
+	l := &Link{name: name, spec: spec, eng: env.Engine}
+	rate := ByteRate(spec.Gen, spec.Lanes)
+	iv := DLLPIntervalBytes(spec.Gen, spec.Lanes, spec.MPSBytes)
+	lat := sim.FromNanoseconds(spec.LinkLatencyNS)
+	mk := func(n string, st *DirStats) *tx {
+		return &tx{name: name + "." + n, eng: l.eng, ser: sim.NewSerializer(rate), rate: rate,
+			latency: lat, ecrc: spec.ECRC, interval: iv, st: st}
+	}
+	l.up = mk("Up", &l.stats.Up)
+	l.down = mk("Down", &l.stats.Down)
+	l.up.peer, l.down.peer = l.down, l.up
+	l.up.cred = newCredits(spec.HostPHCredits, spec.HostPDCredits, spec.HostNPHCredits,
+		spec.HostNPDCredits, spec.HostCplHCredits, spec.HostCplDCredits)
+	l.down.cred = newCredits(spec.NICPHCredits, spec.NICPDCredits, spec.NICNPHCredits,
+		spec.NICNPDCredits, spec.NICCplHCredits, spec.NICCplDCredits)
+	l.dma = newDMA(l)
+	l.host = newHost(l)
+	l.mmio = newMMIO(l)
+	l.nic = nicRx{l}
+	l.up.rx = l.host
+	l.down.rx = l.nic
+	l.up.src[classP] = &l.dma.wr
+	l.up.src[classNP] = &l.dma.rd
+	l.down.src[classP] = l.mmio
+	l.down.src[classCpl] = l.host
+	return l, nil
+}
+
+// Name is the link's hierarchical name.
+func (l *Link) Name() string { return l.name }
+
+// Spec is the link's configuration.
+func (l *Link) Spec() Spec { return l.spec }
+
+// DMA is the NIC's DMA engine on this link.
+func (l *Link) DMA() *DMA { return l.dma }
+
+// Stats is the link's statistics, updated in place.
+func (l *Link) Stats() *Stats {
+	now := l.eng.Now()
+	l.up.idleACK(now)
+	l.down.idleACK(now)
+	return &l.stats
+}
+
+// nicRx is the NIC end of the downstream direction.
+type nicRx struct{ l *Link }
+
+func (n nicRx) receive(now sim.Tick, t *tlp) {
+	switch t.kind {
+	case KindCplD:
+		n.l.dma.completion(now, t)
+	case KindMWr:
+		n.l.mmio.arrived(now, t)
+	}
+}

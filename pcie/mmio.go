@@ -1,0 +1,108 @@
+package pcie
+
+import (
+	"fmt"
+
+	"nicsim/sim"
+)
+
+// mmio is the host CPU's posted write path to the NIC's BAR: the posted
+// source of the downstream direction. A write of at most 8 B is an
+// uncached doorbell store and leaves as one MWr; a longer write is a run
+// of write-combined stores and leaves as 64 B MWr TLPs on 64 B-aligned
+// lines. The CPU emits one TLP per MMIOIssueGapNS (uncached) or
+// MMIOWCIssueGapNS (write-combined) at most (HARDWARE.md 2, 9). MMIO
+// addresses use 3DW headers (BARs below 4 GiB, assumed).
+type mmio struct {
+	l        *Link
+	q        ring[mmioReq] // not yet fully emitted
+	wait     ring[mmioReq] // emitted, waiting to arrive at the NIC
+	gapUC    sim.Tick
+	gapWC    sim.Tick
+	lastEmit sim.Tick
+	emitted  bool
+	next     sim.Tick // ready time of the peeked TLP
+	scratch  tlp
+}
+
+type mmioReq struct {
+	addr, bytes, off uint64
+	done             sim.Handler
+	arg              uint64
+	called           sim.Tick
+	seq              uint64
+}
+
+var _ source = (*mmio)(nil)
+
+func newMMIO(l *Link) *mmio {
+	return &mmio{l: l, gapUC: sim.FromNanoseconds(l.spec.MMIOIssueGapNS),
+		gapWC: sim.FromNanoseconds(l.spec.MMIOWCIssueGapNS)}
+}
+
+// MMIOWrite is a posted write of bytes (1..4096) from the host CPU to the
+// NIC at BAR offset addr: an 8 B doorbell or write-combined WQE stores.
+// done runs when the write has arrived at the NIC. On error nothing is
+// queued.
+func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error {
+	m := l.mmio
+	switch {
+	case bytes == 0 || bytes > MMIOBytesMax:
+		return fmt.Errorf("pcie: MMIOWrite of %d bytes is out of range 1..%d", bytes, MMIOBytesMax)
+	case addr+bytes < addr:
+		return fmt.Errorf("pcie: MMIOWrite at %#x of %d bytes wraps the address space", addr, bytes)
+	case bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes:
+		return fmt.Errorf("pcie: MMIOWrite of %d bytes at %#x crosses an 8 B boundary (one uncached store)", bytes, addr)
+	case m.q.len()+m.wait.len() >= l.spec.MMIOQueueMax:
+		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.q.len()+m.wait.len())
+	}
+	m.q.push(mmioReq{addr: addr, bytes: bytes, done: done, arg: arg, called: l.eng.Now(), seq: l.down.nextSeq()})
+	l.down.kick()
+	return nil
+}
+
+func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
+	if m.q.len() == 0 {
+		return nil, sim.MaxTick
+	}
+	r := &m.q.buf[m.q.head]
+	cur := r.addr + r.off
+	n, gap := r.bytes, m.gapUC
+	if r.bytes > DoorbellBytes {
+		n, gap = min(r.bytes-r.off, MMIOLineBytes-cur%MMIOLineBytes), m.gapWC
+	}
+	ready := r.called
+	if m.emitted {
+		ready = max(ready, m.lastEmit+gap)
+	}
+	if ready > now {
+		return nil, ready
+	}
+	m.next = ready
+	m.scratch = tlp{kind: KindMWr, class: classP, payload: n, addr: cur, seq: r.seq, last: r.off+n == r.bytes}
+	return &m.scratch, 0
+}
+
+func (m *mmio) take(now sim.Tick, t *tlp) {
+	m.lastEmit, m.emitted = m.next, true
+	r := &m.q.buf[m.q.head]
+	r.off += t.payload
+	if t.last {
+		m.wait.push(m.q.pop())
+	}
+}
+
+func (m *mmio) sent(now sim.Tick, t *tlp) {}
+
+func (m *mmio) arrived(now sim.Tick, t *tlp) {
+	if !t.last {
+		return
+	}
+	r := m.wait.pop()
+	s := &m.l.stats
+	s.MMIOWrites++
+	s.MMIOBytes += r.bytes
+	if r.done != nil {
+		r.done.Handle(now, r.arg)
+	}
+}

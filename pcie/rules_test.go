@@ -1,0 +1,297 @@
+package pcie
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMRRSSplit: a read is cut into MRd TLPs of at most MRRS on MRRS-aligned
+// boundaries (HARDWARE.md 11); a write into MWr of at most MPS.
+func TestMRRSSplit(t *testing.T) {
+	spec := DefaultSpec() // MRRS 512, MPS 256
+	l, env, up, _ := newTestLink(t, spec)
+	var log doneLog
+	require.NoError(t, l.DMA().Read(0x10000, 2048, &log, 1))
+	require.NoError(t, l.DMA().Read(0x20100, 1024, &log, 2)) // 0x100 into a 512 B block
+	require.NoError(t, l.DMA().Write(0x30000, 1000, &log, 3))
+	env.Engine.Run()
+	var mrd, mwr []uint64
+	for _, p := range up.got {
+		switch p.kind {
+		case KindMRd:
+			mrd = append(mrd, p.reqBytes)
+		case KindMWr:
+			mwr = append(mwr, p.payload)
+		}
+	}
+	require.Equal(t, []uint64{512, 512, 512, 512, 256, 512, 256}, mrd)
+	require.Equal(t, []uint64{256, 256, 256, 232}, mwr)
+	require.ElementsMatch(t, []uint64{1, 2, 3}, log.args)
+}
+
+// TestCompletionsSplitAtRCB: in RCB mode the host completes each RCB block
+// separately; in MPS mode completions are up to MPS and end on RCB
+// boundaries (PCIe Base Spec 2.3.1.1).
+func TestCompletionsSplitAtRCB(t *testing.T) {
+	for _, c := range []struct {
+		split string
+		rcb   int
+		addr  uint64
+		bytes uint64
+		want  []uint64
+	}{
+		{SplitRCB, 64, 0x1000, 512, []uint64{64, 64, 64, 64, 64, 64, 64, 64}},
+		{SplitRCB, 128, 0x1000, 512, []uint64{128, 128, 128, 128}},
+		{SplitRCB, 64, 0x1020, 160, []uint64{32, 64, 64}},
+		{SplitMPS, 64, 0x1000, 512, []uint64{256, 256}},
+		{SplitMPS, 64, 0x1020, 512, []uint64{224, 256, 32}},
+		{SplitMPS, 128, 0x1020, 512, []uint64{224, 256, 32}},
+	} {
+		spec := DefaultSpec()
+		spec.CompletionSplit, spec.RCBBytes = c.split, c.rcb
+		l, env, _, down := newTestLink(t, spec)
+		require.NoError(t, l.DMA().Read(c.addr, c.bytes, nil, 0))
+		env.Engine.Run()
+		var got []uint64
+		for _, p := range down.got {
+			got = append(got, p.payload)
+		}
+		require.Equal(t, c.want, got, "%s rcb %d addr %#x", c.split, c.rcb, c.addr)
+		require.Equal(t, uint64(1), l.Stats().Reads)
+	}
+}
+
+// TestCompletionsInAddressOrder: on random streams of reads, every
+// request's completions arrive in address order, cover the request exactly
+// and every read completes once.
+func TestCompletionsInAddressOrder(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for trial := 0; trial < 20; trial++ {
+		spec := DefaultSpec()
+		spec.CompletionSplit = []string{SplitMPS, SplitRCB}[rng.IntN(2)]
+		spec.TagsMax = 1 + rng.IntN(32)
+		spec.HostReadLatencyPerByteNS = rng.Float64()
+		l, env, _, down := newTestLink(t, spec)
+		var log doneLog
+		want := map[uint64]uint64{}
+		for i := 0; i < 50; i++ {
+			addr := rng.Uint64N(1 << 30)
+			n := 1 + rng.Uint64N(5000)
+			want[uint64(i)] = n
+			require.NoError(t, l.DMA().Read(addr, n, &log, uint64(i)))
+		}
+		env.Engine.Run()
+		require.Len(t, log.args, 50)
+		require.Zero(t, l.Stats().CplOutOfOrder)
+		next := map[uint32]uint64{}
+		for _, p := range down.got {
+			if a, ok := next[p.tag]; ok && a != 0 {
+				require.Equal(t, a, p.addr, "tag %d", p.tag)
+			}
+			next[p.tag] = p.addr + p.payload
+			if p.last {
+				next[p.tag] = 0
+			}
+		}
+		var sum uint64
+		for _, n := range want {
+			sum += n
+		}
+		require.Equal(t, sum, l.Stats().ReadBytes)
+	}
+}
+
+// TestPostedWritesStayInOrder: DMA writes and MSI-X arrive at the host in
+// the order they were issued, also when posted credits run out.
+func TestPostedWritesStayInOrder(t *testing.T) {
+	spec := DefaultSpec()
+	spec.HostPHCredits, spec.HostPDCredits = 2, 16
+	spec.QueueDepth = 256
+	l, env, up, _ := newTestLink(t, spec)
+	var log doneLog
+	var wantAddr []uint64
+	for i := uint64(0); i < 40; i++ {
+		a := 0x100000 + i*4096
+		require.NoError(t, l.DMA().Write(a, 300, &log, i))
+		wantAddr = append(wantAddr, a, a+256)
+		if i%10 == 9 {
+			require.NoError(t, l.MSIX(&log, 1000+i))
+			wantAddr = append(wantAddr, 0xFEE00000)
+		}
+		// Reads in between must not pass the writes before them.
+		require.NoError(t, l.DMA().Read(0x900000+i*64, 64, nil, 0))
+	}
+	env.Engine.Run()
+	var got []uint64
+	for _, p := range up.got {
+		if p.kind == KindMWr {
+			got = append(got, p.addr)
+		}
+	}
+	require.Equal(t, wantAddr, got)
+	require.Positive(t, l.Stats().Up.CreditStalls)
+	require.Equal(t, uint64(4), l.Stats().MSIXs)
+	// Ordering: each MRd follows all MWr issued before it.
+	lastW := -1
+	wCount := 0
+	for i, p := range up.got {
+		if p.kind == KindMWr {
+			wCount++
+			lastW = i
+		}
+		if p.kind == KindMRd {
+			k := int(p.addr-0x900000) / 64 // read k was issued after write k
+			require.GreaterOrEqual(t, wCount, 2*(k+1)+k/10, "MRd %d passed a posted write (last MWr at %d)", k, lastW)
+		}
+	}
+}
+
+// TestCreditExhaustionStallsWithoutDropOrReorder: with tiny credits in
+// both directions, TLPs wait for UpdateFC and none is lost or reordered.
+func TestCreditExhaustionStallsWithoutDropOrReorder(t *testing.T) {
+	spec := DefaultSpec()
+	spec.HostPHCredits, spec.HostPDCredits = 1, 16
+	spec.HostNPHCredits = 1
+	spec.NICCplHCredits, spec.NICCplDCredits = 1, 16
+	spec.NICPHCredits, spec.NICPDCredits = 1, 4
+	l, env, up, down := newTestLink(t, spec)
+	var wlog, rlog, mlog doneLog
+	const n = 200
+	for i := uint64(0); i < n; i++ {
+		if l.DMA().CanAccept() {
+			require.NoError(t, l.DMA().Write(i*256, 256, &wlog, i))
+		}
+		if l.DMA().CanAccept() {
+			require.NoError(t, l.DMA().Read(1<<32+i*256, 256, &rlog, i))
+		}
+		if i < 50 {
+			require.NoError(t, l.MMIOWrite(i*64, 64, &mlog, i))
+		}
+	}
+	env.Engine.Run()
+	st := l.Stats()
+	require.Positive(t, st.Up.CreditStallsByClass[classP])
+	require.Positive(t, st.Up.CreditStallsByClass[classNP])
+	require.Positive(t, st.Down.CreditStallsByClass[classCpl])
+	require.Positive(t, st.Down.CreditStallsByClass[classP])
+	require.Equal(t, st.Writes, uint64(len(wlog.args)))
+	require.Equal(t, st.Reads, uint64(len(rlog.args)))
+	require.Len(t, mlog.args, 50)
+	for i, a := range wlog.args {
+		require.Equal(t, uint64(i), a, "write completions in order")
+	}
+	for i, a := range mlog.args {
+		require.Equal(t, uint64(i), a, "MMIO arrivals in order")
+	}
+	var prev uint64
+	for _, p := range up.got {
+		if p.kind == KindMWr {
+			require.GreaterOrEqual(t, p.addr, prev)
+			prev = p.addr
+		}
+	}
+	require.Zero(t, st.CplOutOfOrder)
+	require.Len(t, down.got, len(rlog.args)+50)
+	// Every credit came back.
+	for cl := range l.up.cred.used {
+		require.Equal(t, [2]uint64{}, l.up.cred.used[cl])
+		require.Equal(t, [2]uint64{}, l.down.cred.used[cl])
+	}
+}
+
+// TestTagExhaustionStallsWithoutDropOrReorder: more reads than tags wait
+// for a tag; MRds go out in issue order and every read completes.
+func TestTagExhaustionStallsWithoutDropOrReorder(t *testing.T) {
+	spec := DefaultSpec()
+	spec.TagsMax = 2
+	l, env, up, _ := newTestLink(t, spec)
+	var log doneLog
+	for i := uint64(0); i < 60; i++ {
+		require.NoError(t, l.DMA().Read(i*1024, 1024, &log, i))
+	}
+	env.Engine.Run()
+	st := l.Stats()
+	require.Positive(t, st.TagStalls)
+	require.Positive(t, st.TagStallPS)
+	require.Equal(t, uint64(2), st.TagsInUseMax)
+	require.Len(t, log.args, 60)
+	for i, a := range log.args {
+		require.Equal(t, uint64(i), a)
+	}
+	var prev uint64
+	for i, p := range up.got {
+		if i > 0 {
+			require.Greater(t, p.addr, prev)
+		}
+		prev = p.addr
+	}
+	require.Len(t, up.got, 120)
+}
+
+// TestQueueBoundAndWaker: a full request queue refuses with ErrFull, queues
+// nothing, and wakes its wakers when room frees.
+func TestQueueBoundAndWaker(t *testing.T) {
+	spec := DefaultSpec()
+	spec.QueueDepth = 4
+	l, env, _, _ := newTestLink(t, spec)
+	w := &countWaker{}
+	l.DMA().AddWaker(w)
+	for i := 0; i < 4; i++ {
+		require.NoError(t, l.DMA().Write(uint64(i)*4096, 4096, nil, 0))
+	}
+	require.False(t, l.DMA().CanAccept())
+	require.ErrorIs(t, l.DMA().Write(0, 64, nil, 0), ErrFull)
+	require.Error(t, l.DMA().Read(0, 0, nil, 0))
+	require.Error(t, l.DMA().Read(0, TransferBytesMax+1, nil, 0))
+	require.Error(t, l.DMA().Read(^uint64(0)-10, 100, nil, 0))
+	env.Engine.Run()
+	require.Positive(t, w.n)
+	require.Equal(t, uint64(4), l.Stats().Writes)
+}
+
+type countWaker struct{ n int }
+
+func (c *countWaker) Wake() { c.n++ }
+
+// TestMMIODoorbellsAndWCStores: an 8 B doorbell is one MWr; a 256 B
+// write-combined store is four 64 B MWr; uncached stores leave no faster
+// than MMIOIssueGapNS apart.
+func TestMMIODoorbellsAndWCStores(t *testing.T) {
+	spec := DefaultSpec()
+	l, env, _, down := newTestLink(t, spec)
+	var log doneLog
+	for i := uint64(0); i < 3; i++ {
+		require.NoError(t, l.MMIOWrite(0x800+i*8, 8, &log, i))
+	}
+	require.NoError(t, l.MMIOWrite(0x1000, 256, &log, 9))
+	require.Error(t, l.MMIOWrite(0x1004, 8, nil, 0))
+	require.Error(t, l.MMIOWrite(0, 0, nil, 0))
+	env.Engine.Run()
+	var sizes []uint64
+	for _, p := range down.got {
+		sizes = append(sizes, p.payload)
+	}
+	require.Equal(t, []uint64{8, 8, 8, 64, 64, 64, 64}, sizes)
+	require.Equal(t, []uint64{0, 1, 2, 9}, log.args)
+	gap := log.times[1] - log.times[0]
+	require.InDelta(t, spec.MMIOIssueGapNS*1000, float64(gap), 1)
+	require.Equal(t, uint64(4), l.Stats().MMIOWrites)
+}
+
+// TestDLLPsRideOnTheOppositeDirection: a write-only stream puts the ACKs
+// and UpdateFCs that acknowledge it on the downstream direction, and the
+// busy upstream direction spends the section-11 share on DLLPs and SKP.
+func TestDLLPsRideOnTheOppositeDirection(t *testing.T) {
+	spec := DefaultSpec()
+	r, err := RunStream(spec, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, Warmup: 20, Measure: 200})
+	require.NoError(t, err)
+	st := r.Stats
+	require.Zero(t, st.Down.TLPCount())
+	require.Positive(t, st.Down.ACKs)
+	require.Positive(t, st.Down.UpdateFCs)
+	share := float64(st.Up.DLLPBytes+st.Up.SKPBytes) / float64(st.Up.WireBytes)
+	require.InDelta(t, 16.0/203+4.0/1538, share, 0.002)
+}

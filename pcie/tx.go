@@ -1,0 +1,350 @@
+package pcie
+
+import "nicsim/sim"
+
+// tlp describes one TLP handed from a source to a transmitter. Sources own
+// the storage; the transmitter copies it into its burst.
+type tlp struct {
+	kind     Kind
+	class    fcClass
+	addr64   bool   // 4DW header
+	last     bool   // last TLP of its request
+	msix     bool   // an MSI-X write
+	payload  uint64 // data bytes carried (MWr, CplD)
+	reqBytes uint64 // bytes requested (MRd)
+	reqOff   uint64 // MRd: offset of this MRd within its DMA request (see host.plan)
+	addr     uint64
+	tag      uint32
+	ref      uint32 // source-private: request slot
+	seq      uint64 // age, for the ordering rules
+}
+
+// source offers a transmitter the TLPs of one flow-control class.
+type source interface {
+	// peek returns the next TLP if it may go at now, or nil and the time it
+	// will be ready (sim.MaxTick when that depends on another event).
+	peek(now sim.Tick) (*tlp, sim.Tick)
+	// take commits the TLP last returned by peek: it starts on the wire.
+	take(now sim.Tick, t *tlp)
+	// sent reports that its last byte has left the transmitter.
+	sent(now sim.Tick, t *tlp)
+}
+
+// receiver is the far end of a direction.
+type receiver interface {
+	receive(now sim.Tick, t *tlp)
+}
+
+// burst is what a transmitter puts on the wire in one go: DLLPs and SKP
+// ordered sets that fell due, then at most one TLP.
+type burst struct {
+	hasTLP bool
+	t      tlp
+	hasFC  bool
+	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
+}
+
+// Event kinds in the low two bits of a transmitter event's arg; timers
+// carry their time above them so that superseded timers can be ignored.
+const (
+	evEnd    = 0
+	evArrive = 1
+	evTimer  = 2
+	evWake   = 3
+)
+
+// tx is one direction of the link: a transmitter that serialises TLPs,
+// the DLLPs for the opposite direction's traffic and SKP ordered sets at
+// byte time, and delivers them to the far end after LinkLatencyNS.
+type tx struct {
+	name     string
+	eng      *sim.Engine
+	ser      *sim.Serializer
+	rate     sim.Rate
+	latency  sim.Tick
+	ecrc     bool
+	interval uint64 // bytes between ACKs and between UpdateFCs
+	st       *DirStats
+	peer     *tx
+	rx       receiver
+	src      [classCount]source
+	cred     credits
+
+	sinceACK, sinceFC, sinceSKP uint64
+	owedACK, owedFC             bool
+	ackPending                  bool // an idle transmitter owes an ACK due at ackDueAt
+	ackDueAt                    sim.Tick
+	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
+
+	busy     bool
+	startAt  sim.Tick
+	cur      burst // on the wire
+	fin      burst // just finished (stable while its callbacks run)
+	arr      burst // arriving
+	inflight ring[burst]
+
+	timerArmed bool
+	timerAt    sim.Tick
+	wakeArmed  bool
+	wakeAt     sim.Tick
+	blocked    [classCount]bool
+	seq        uint64
+}
+
+var _ sim.Handler = (*tx)(nil)
+
+func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
+
+func (t *tx) bytesTicks(n uint64) sim.Tick {
+	return sim.Tick(n * t.rate.PSNum / t.rate.PSDen)
+}
+
+// Handle dispatches the transmitter's events.
+func (t *tx) Handle(now sim.Tick, arg uint64) {
+	switch arg & 3 {
+	case evEnd:
+		t.end(now)
+	case evArrive:
+		t.arr = t.inflight.pop()
+		t.arrive(now, &t.arr)
+	case evTimer:
+		if t.timerArmed && sim.Tick(arg>>2) == now {
+			t.timerArmed = false
+			if !t.busy {
+				t.start(now, true)
+			}
+		}
+	case evWake:
+		if t.wakeArmed && sim.Tick(arg>>2) == now {
+			t.wakeArmed = false
+			t.start(now, false)
+		}
+	}
+}
+
+// kick tells the transmitter it may have something to send.
+func (t *tx) kick() {
+	if !t.busy {
+		t.start(t.eng.Now(), false)
+	}
+}
+
+// oweACK records that a TLP from the peer direction arrived and needs
+// acknowledging; owedFC that it freed credits to return.
+//
+// ACKs carry no credits, so an idle transmitter's ACK needs no event: it
+// is due one DLLP interval after the TLP it acknowledges and is accounted
+// (stats and link time) when the transmitter next starts or the stats are
+// read (idleACK), unless a busy period's own ACK covers it first.
+func (t *tx) oweACK() {
+	t.owedACK = true
+	if !t.busy && !t.ackPending {
+		t.ackPending = true
+		t.ackDueAt = t.eng.Now() + t.bytesTicks(t.interval)
+	}
+}
+
+// idleACK accounts the ACK an idle transmitter sent at ackDueAt.
+func (t *tx) idleACK(now sim.Tick) {
+	if !t.ackPending || now < t.ackDueAt {
+		return
+	}
+	t.ackPending = false
+	if !t.owedACK {
+		return
+	}
+	t.owedACK = false
+	t.sinceACK = 0
+	t.st.ACKs++
+	t.st.DLLPBytes += DLLPBytes
+	t.st.WireBytes += DLLPBytes
+	t.st.BusyPS += uint64(t.bytesTicks(DLLPBytes))
+}
+
+func (t *tx) oweFC(cl fcClass, h, d uint64) {
+	t.fcRet[cl][0] += h
+	t.fcRet[cl][1] += d
+	t.owedFC = true
+	if !t.busy {
+		t.armTimer()
+	}
+}
+
+// armTimer schedules the UpdateFC an idle transmitter owes one DLLP
+// interval from now (the spec's UpdateFC latency).
+func (t *tx) armTimer() {
+	if t.timerArmed {
+		return
+	}
+	t.timerArmed = true
+	t.timerAt = t.eng.Now() + t.bytesTicks(t.interval)
+	t.eng.After(t.timerAt-t.eng.Now(), sim.PrioDefault, t, uint64(t.timerAt)<<2|evTimer)
+}
+
+func (t *tx) armWake(at sim.Tick) {
+	if t.wakeArmed && t.wakeAt <= at {
+		return
+	}
+	t.wakeArmed = true
+	t.wakeAt = at
+	t.eng.After(at-t.eng.Now(), sim.PrioDefault, t, uint64(at)<<2|evWake)
+}
+
+// pick chooses the TLP to send: among classes whose head is ready and has
+// credits, the oldest; a non-posted request or a completion never passes
+// an older posted write (PCIe Base Spec 2.4.1, ordering table rows B/C,
+// column 2), while a posted write may pass a stalled read or completion.
+func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
+	wake = sim.MaxTick
+	pBlockedSeq := ^uint64(0)
+	for cl := fcClass(0); cl < classCount; cl++ {
+		s := t.src[cl]
+		if s == nil {
+			continue
+		}
+		p, at := s.peek(now)
+		if p == nil {
+			wake = min(wake, at)
+			t.blocked[cl] = false
+			continue
+		}
+		if !t.cred.fits(cl, p.payload) {
+			if !t.blocked[cl] {
+				t.blocked[cl] = true
+				t.st.CreditStalls++
+				t.st.CreditStallsByClass[cl]++
+			}
+			if cl == classP {
+				pBlockedSeq = p.seq
+			}
+			continue
+		}
+		t.blocked[cl] = false
+		if cl != classP && p.seq > pBlockedSeq {
+			continue
+		}
+		if best == nil || p.seq < best.seq {
+			best, bestCl = p, cl
+		}
+	}
+	return best, bestCl, wake
+}
+
+// start begins the next burst if there is anything to send. forced sends
+// the DLLPs an idle transmitter owes (its timer fired).
+func (t *tx) start(now sim.Tick, forced bool) {
+	if t.busy {
+		return
+	}
+	t.idleACK(now)
+	var n uint64
+	b := &t.cur
+	b.hasTLP, b.hasFC = false, false
+	// Link-layer traffic that fell due, ahead of the next TLP.
+	for t.sinceSKP >= SKPIntervalBytes {
+		t.sinceSKP -= SKPIntervalBytes
+		n += SKPBytes
+		t.st.SKPs++
+		t.st.SKPBytes += SKPBytes
+	}
+	// A busy transmitter sends one ACK and one UpdateFC per interval bytes
+	// of its own link time; an idle one sends what it owes when its timer
+	// fires.
+	for t.sinceACK >= t.interval {
+		if t.sinceACK >= t.interval {
+			t.sinceACK -= t.interval
+		} else {
+			t.sinceACK = 0
+		}
+		t.owedACK = false
+		n += DLLPBytes
+		t.st.ACKs++
+		t.st.DLLPBytes += DLLPBytes
+	}
+	for t.sinceFC >= t.interval || (forced && t.owedFC) {
+		if t.sinceFC >= t.interval {
+			t.sinceFC -= t.interval
+		} else {
+			t.sinceFC = 0
+		}
+		if t.owedFC {
+			b.hasFC = true
+			b.fc = t.fcRet
+			t.fcRet = [classCount][2]uint64{}
+			t.owedFC = false
+		}
+		n += DLLPBytes
+		t.st.UpdateFCs++
+		t.st.DLLPBytes += DLLPBytes
+	}
+	p, cl, wake := t.pick(now)
+	if p != nil {
+		b.hasTLP = true
+		b.t = *p
+		t.cred.consume(cl, p.payload)
+		t.src[cl].take(now, &b.t)
+		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
+		n += w
+		t.st.TLPs[p.kind]++
+		t.st.TLPBytes += w
+		t.st.PayloadBytes += p.payload
+	}
+	if n == 0 {
+		if t.owedFC && !t.timerArmed {
+			t.armTimer()
+		}
+		if t.owedACK && !t.ackPending {
+			t.ackPending = true
+			t.ackDueAt = now + t.bytesTicks(t.interval)
+		}
+		if wake != sim.MaxTick {
+			t.armWake(wake)
+		}
+		return
+	}
+	t.ackPending = false // a busy transmitter's own ACKs cover what it owes
+	t.st.WireBytes += n
+	t.sinceACK += n
+	t.sinceFC += n
+	t.sinceSKP += n
+	d := t.ser.Ticks(n)
+	t.st.BusyPS += uint64(d)
+	t.busy = true
+	t.startAt = now
+	t.eng.After(d, sim.PrioDeliver, t, evEnd)
+}
+
+func (t *tx) end(now sim.Tick) {
+	t.busy = false
+	t.fin = t.cur
+	b := &t.fin
+	if t.latency == 0 {
+		t.arrive(now, b)
+	} else {
+		t.inflight.push(*b)
+		t.eng.After(t.latency, sim.PrioDeliver, t, evArrive)
+	}
+	if b.hasTLP {
+		t.src[b.t.class].sent(now, &b.t)
+	}
+	t.start(now, false)
+}
+
+// arrive hands a burst to the far end: credits carried by an UpdateFC go
+// back to the peer direction's transmitter; a TLP goes to the receiver,
+// which owes an ACK and (for finite classes) returns its credits on the
+// opposite direction.
+func (t *tx) arrive(now sim.Tick, b *burst) {
+	if b.hasFC {
+		t.peer.cred.release(&b.fc)
+		t.peer.kick()
+	}
+	if !b.hasTLP {
+		return
+	}
+	t.rx.receive(now, &b.t)
+	t.peer.oweACK()
+	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d != 0 {
+		t.peer.oweFC(b.t.class, h, d)
+	}
+}
