@@ -34,25 +34,6 @@ func TestTokenLayout(t *testing.T) {
 	require.Equal(t, uint8(0x42), tok.Key())
 }
 
-func TestRightsFromNDKFlags(t *testing.T) {
-	r, err := RightsFromMRFlags(MRFlagAllowRemoteWrite | MRFlagAllowRemoteRead)
-	require.NoError(t, err)
-	require.Equal(t, RightLocalWrite|RightRemoteRead|RightRemoteWrite, r)
-	_, err = RightsFromMRFlags(0x4)
-	require.Error(t, err, "NDK.md §5.2: remote write without local write")
-	_, err = RightsFromMRFlags(0x100)
-	require.Error(t, err, "unknown bit")
-	r, err = RightsFromMRFlags(MRFlagRDMAReadSink)
-	require.NoError(t, err)
-	require.Equal(t, Rights(0), r)
-
-	r, err = RightsFromOpFlags(OpFlagAllowRemoteWrite | OpFlagAllowRemoteRead | 0x001)
-	require.NoError(t, err)
-	require.Equal(t, RightLocalWrite|RightRemoteRead|RightRemoteWrite, r)
-	_, err = RightsFromOpFlags(0x20)
-	require.Error(t, err, "NDK.md §5.2: 0x20 without 0x10")
-}
-
 func TestBindWindowChecks(t *testing.T) {
 	tr, _ := newTestTranslator(t, smallSpec())
 	mr := registerMR(t, tr, 1, 0x1000, 4, PageShift4K, RightLocalWrite|RightRemoteRead)

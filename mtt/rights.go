@@ -8,15 +8,9 @@ import (
 // Rights is the set of access rights of a key-table entry, mtt's own bit set.
 // Local read is always granted and has no bit (NDK.md §1.1, §3.2).
 //
-// Mapping from NDK flags (NDK.md §1.1, §1.2, §3.1, §5.2):
-//
-//	right            NDK_MR_FLAG_*            NDK_OP_FLAG_* (FastRegister/Bind)
-//	RightLocalWrite  ALLOW_LOCAL_WRITE 0x1    ALLOW_LOCAL_WRITE 0x10
-//	RightRemoteRead  ALLOW_REMOTE_READ 0x2    ALLOW_REMOTE_READ 0x08
-//	RightRemoteWrite bit 0x4 of 0x5           bit 0x20 of 0x30
-//
-// A remote-write bit without the matching local-write bit is
-// STATUS_INVALID_PARAMETER (NDK.md §5.2); the converters return an error.
+// The NDK flag values (NDK_MR_FLAG_*, NDK_OP_FLAG_*) and their mapping to
+// these bits belong to the provider: nic.MRFlags.Rights and
+// nic.OpFlags.Rights.
 type Rights uint8
 
 // Rights bits.
@@ -25,61 +19,6 @@ const (
 	RightRemoteRead  Rights = 1 << 1
 	RightRemoteWrite Rights = 1 << 2
 )
-
-// NDK flag values (NDK.md §1.1, §1.2).
-const (
-	MRFlagAllowLocalWrite  = 0x1
-	MRFlagAllowRemoteRead  = 0x2
-	MRFlagAllowRemoteWrite = 0x5 // 0x4 | ALLOW_LOCAL_WRITE
-	MRFlagRDMAReadSink     = 0x8
-
-	OpFlagAllowRemoteRead  = 0x008
-	OpFlagAllowLocalWrite  = 0x010
-	OpFlagAllowRemoteWrite = 0x030 // 0x20 | ALLOW_LOCAL_WRITE
-)
-
-// RightsFromMRFlags converts NdkRegisterMr flags. Unknown bits and a remote
-// write bit (0x4) without LOCAL_WRITE (0x1) are errors (NDK.md §5.2).
-func RightsFromMRFlags(flags uint32) (Rights, error) {
-	if unknown := flags &^ 0xF; unknown != 0 {
-		return 0, fmt.Errorf("mtt: MR flags %#x: unknown bits %#x", flags, unknown)
-	}
-	var r Rights
-	if flags&MRFlagAllowLocalWrite != 0 {
-		r |= RightLocalWrite
-	}
-	if flags&MRFlagAllowRemoteRead != 0 {
-		r |= RightRemoteRead
-	}
-	if flags&0x4 != 0 {
-		if flags&MRFlagAllowLocalWrite == 0 {
-			return 0, fmt.Errorf("mtt: MR flags %#x: remote write (0x4) without local write (0x1)", flags)
-		}
-		r |= RightRemoteWrite
-	}
-	return r, nil
-}
-
-// RightsFromOpFlags extracts the rights of a FastRegister or Bind request
-// from its operation flags; other flag bits are ignored here (the NIC layer
-// checks which flags an operation accepts). A remote-write bit (0x20)
-// without LOCAL_WRITE (0x10) is an error (NDK.md §5.2).
-func RightsFromOpFlags(flags uint32) (Rights, error) {
-	var r Rights
-	if flags&OpFlagAllowLocalWrite != 0 {
-		r |= RightLocalWrite
-	}
-	if flags&OpFlagAllowRemoteRead != 0 {
-		r |= RightRemoteRead
-	}
-	if flags&0x20 != 0 {
-		if flags&OpFlagAllowLocalWrite == 0 {
-			return 0, fmt.Errorf("mtt: operation flags %#x: remote write (0x20) without local write (0x10)", flags)
-		}
-		r |= RightRemoteWrite
-	}
-	return r, nil
-}
 
 // String lists the rights, e.g. "LW|RR|RW"; "LR" when only local read.
 func (r Rights) String() string {

@@ -23,7 +23,7 @@ func access(t *testing.T, tr *Translator, tok Token, pd, qpn uint32, va, length 
 // Rule 25: remote write without NDK_MR_FLAG_ALLOW_REMOTE_WRITE is refused.
 func TestRemoteWriteNeedsRemoteWriteRight(t *testing.T) {
 	tr, _ := newTestTranslator(t, smallSpec())
-	rights, err := RightsFromMRFlags(MRFlagAllowLocalWrite | MRFlagAllowRemoteRead)
+	rights, err := RightLocalWrite|RightRemoteRead, error(nil)
 	require.NoError(t, err)
 	tok := registerMR(t, tr, pd1, 0x1000, 1, PageShift4K, rights)
 	require.Equal(t, ReasonNoRemoteWrite, access(t, tr, tok, pd1, qp5, 0x1000, 8, AccessRemoteWrite).Reason)

@@ -1,13 +1,72 @@
 // Package nic is the NDK (NDKPI) provider and the NIC hardware behind it.
 //
-// This package currently holds the interface's vocabulary, exactly as the NDK
-// header defines it (../shared/spec/NDK.md section 1): NTSTATUS values with
-// their names (Status), NDK_MR_FLAG_* and NDK_OP_FLAG_* bit sets with the
-// per-operation accepted-flag tables and the project's flag decisions
-// (NDK.md 5.2), NDK_OPERATION_TYPE, NDK_OBJECT_TYPE, NDK_ADAPTER_INFO and
-// NDK_RESULT_EX.
+// # Vocabulary
 //
-// The provider calls (NdkCreateMr, NdkRegisterMr, NdkFastRegister, NdkBind,
-// NdkInvalidate, ...) and the send-queue pipeline, firmware command path and
-// responder data path that time them build on sim, pcie and mtt.
+// The interface's vocabulary is exactly the NDK header's
+// (../shared/spec/NDK.md section 1): NTSTATUS values with their names
+// (Status), NDK_MR_FLAG_* and NDK_OP_FLAG_* bit sets with the per-operation
+// accepted-flag tables and the project's flag decisions (NDK.md 5.2),
+// NDK_OPERATION_TYPE, NDK_OBJECT_TYPE, NDK_ADAPTER_INFO (AdapterInfo) and
+// NDK_RESULT_EX (Result).
+//
+// # Provider
+//
+// An Adapter (New) is one NIC on one PCIe link. Its methods have the shape
+// of the NDKPI calls: CreatePD, CreateCQ, CreateQP, CreateMr,
+// InitializeFastRegisterMr, FastRegister, Invalidate,
+// GetRemoteTokenFromMr, GetLocalTokenFromMr, Flush, CloseObject, ArmCQ and
+// GetCQResults (NdkGetCqResultsEx). Object calls return STATUS_SUCCESS
+// (done, no callback), STATUS_PENDING (exactly one callback later) or an
+// inline failure (no callback). Work requests never pend: success means
+// posted and a CQE will follow (none for a successful SILENT_SUCCESS
+// request); an inline failure changes nothing and produces no CQE, after
+// the provider has indicated the queue's deferred requests (rules 13/14).
+// What depends on state only the hardware sees (an MR still valid, a double
+// invalidate) fails as an error completion that moves the QP to the error
+// state; every later request of the QP then completes STATUS_CANCELLED in
+// post order (NDK.md 5.1). All translation and protection state (MPT
+// entries, MTT entries, token validity) lives in package mtt.
+//
+// # Hardware path
+//
+// The provider writes each WQE into the QP's SQ ring in host memory (64 B
+// basic blocks; a FastRegister with at most InlinePageListEntriesMax pages
+// carries its page list in the WQE, one more block per 8 entries) and rings
+// an 8 B MMIO doorbell, or, for a lone WQE when WQEByMMIO is set, writes the
+// WQE itself with 64 B write-combined MMIO stores. A DEFER chain rings one
+// doorbell for the whole chain (NDK.md 5.8).
+//
+// On the NIC, in NIC clock cycles, every block a sim.Ticker driven by a
+// sim.TickDriver, connected by bounded sim.Ports of one cycle latency
+// (back-pressure; an item moves at most one stage per cycle):
+//
+//	doorbell handler -> scheduler (round robin over QPs with work)
+//	  -> WQE fetch (one DMA read of a batch of WQEs; none for WQE-by-MMIO)
+//	  -> engine[qpn mod ExecEngines]: parse -> validate -> page-list fetch
+//	     -> MTT write -> MPT update -> cache write
+//	  -> completion engine (CQE DMA write; MSI-X with moderation)
+//
+// Each stage has a latency and a throughput in cycles (StageSpec). The
+// engines are in order: a FastRegister whose page list must be read by DMA
+// holds the engine until the read returns (at most PageListFetchesMax in
+// flight), which is the mechanism behind the ~1.3 M registrations/s the
+// hardware reaches with DMA-fetched lists (HARDWARE.md 5). The MTT entries
+// are written (functionally in mtt, and to ICM by DMA through the TPT)
+// before the MPT update makes the entry valid, so no access can see a half
+// written translation; two requests on one MR are ordered by a hazard
+// interlock at validate. Every PCIe transfer (doorbells, WQE stores and
+// reads, page lists, MTT/MPT writes, CQEs, MSI-X) goes through the pcie
+// model, and the TPT's ICM writes through the same DMA engine.
+//
+// Timing assumptions (docs/nic.md has every parameter with its source): the
+// NIC clock is 1 GHz (assumed; ConnectX-6 Dx reports hca_core_clock 1000
+// MHz); stage latencies of 2-8 cycles are assumed (no public figure,
+// HARDWARE.md 10); the host CPU's time to build a WQE is not modelled (a
+// post takes no simulated time; the MMIO write gaps of the pcie model are
+// the CPU cost that is modelled); a CQE is visible to the consumer when its
+// posted DMA write has left the NIC.
+//
+// Statistics (Register) are per operation type (post-to-milestone latency
+// histograms for doorbell, WQE fetched, executed and CQE; throughput; PCIe
+// bytes by purpose), per stage (items, occupancy, stalls) and per block.
 package nic

@@ -3,6 +3,8 @@ package nic
 import (
 	"fmt"
 	"strings"
+
+	"nicsim/mtt"
 )
 
 // MRFlags are NdkRegisterMr's NDK_MR_FLAG_* bits (NDK.md 1.1, source H).
@@ -38,6 +40,22 @@ func (f MRFlags) LocalWrite() bool  { return f&MRAllowLocalWrite != 0 }
 func (f MRFlags) RemoteRead() bool  { return f&MRAllowRemoteRead != 0 }
 func (f MRFlags) RemoteWrite() bool { return f&mrRemoteWriteBit != 0 }
 func (f MRFlags) ReadSink() bool    { return f&MRRDMAReadSink != 0 }
+
+// Rights maps the flags to the key table's rights (NDK.md 1.1, 3.1, 3.2:
+// local read is implicit; remote write is bit 0x4). Call Validate first.
+func (f MRFlags) Rights() mtt.Rights {
+	var r mtt.Rights
+	if f.LocalWrite() {
+		r |= mtt.RightLocalWrite
+	}
+	if f.RemoteRead() {
+		r |= mtt.RightRemoteRead
+	}
+	if f.RemoteWrite() {
+		r |= mtt.RightRemoteWrite
+	}
+	return r
+}
 
 // String lists the flag names, for logs and scenario output.
 func (f MRFlags) String() string {
@@ -126,6 +144,22 @@ func (f OpFlags) RemoteRead() bool { return f&OpAllowRemoteRead != 0 }
 
 // LocalWrite reports ALLOW_LOCAL_WRITE.
 func (f OpFlags) LocalWrite() bool { return f&OpAllowLocalWrite != 0 }
+
+// Rights maps a FastRegister's or Bind's flags to the key table's rights
+// (NDK.md 1.2, 3.1: remote write is bit 0x20). Call ValidateOpFlags first.
+func (f OpFlags) Rights() mtt.Rights {
+	var r mtt.Rights
+	if f.LocalWrite() {
+		r |= mtt.RightLocalWrite
+	}
+	if f.RemoteRead() {
+		r |= mtt.RightRemoteRead
+	}
+	if f.RemoteWrite() {
+		r |= mtt.RightRemoteWrite
+	}
+	return r
+}
 
 // acceptedOpFlags is, per operation, the set of flags its documentation
 // accepts (NDK.md 1.2; RDMA_READ_SINK on FastRegister per NDK.md 3.6).

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"nicsim/mtt"
 )
 
 func TestMRFlagValuesMatchHeader(t *testing.T) {
@@ -95,4 +97,14 @@ func TestAdapterInfoRequiresFRMRPageCountAtLeast16(t *testing.T) {
 	require.ErrorContains(t, a.Validate(), "minimum of 16")
 	a.FRMRPageCount = 16
 	require.NoError(t, a.Validate())
+}
+
+func TestNDKFlagsMapToKeyTableRights(t *testing.T) {
+	// NDK.md 1.1, 1.2, 3.1: remote write is 0x5 / 0x30 and implies local write;
+	// local read is implicit; RDMA_READ_SINK grants nothing by itself.
+	require.Equal(t, mtt.RightLocalWrite|mtt.RightRemoteRead|mtt.RightRemoteWrite, (MRAllowRemoteWrite | MRAllowRemoteRead).Rights())
+	require.Equal(t, mtt.Rights(0), MRRDMAReadSink.Rights())
+	require.Equal(t, mtt.RightLocalWrite, MRAllowLocalWrite.Rights())
+	require.Equal(t, mtt.RightLocalWrite|mtt.RightRemoteRead|mtt.RightRemoteWrite, (OpAllowRemoteWrite | OpAllowRemoteRead | OpSilentSuccess).Rights())
+	require.Equal(t, mtt.RightRemoteRead, OpAllowRemoteRead.Rights())
 }

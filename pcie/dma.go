@@ -74,9 +74,21 @@ func (d *DMA) CanAccept() bool {
 	return false
 }
 
-// AddWaker registers w to be woken when room frees after CanAccept (or a
-// refused request) found the queue full.
-func (d *DMA) AddWaker(w sim.Waker) { d.wakers = append(d.wakers, w) }
+// AddWaker registers w, for good, to be woken each time room frees after
+// CanAccept (or a refused request) found the queue full. Adding a waker that
+// is already registered does nothing, so a client may call AddWaker on every
+// refusal without the list growing.
+func (d *DMA) AddWaker(w sim.Waker) {
+	for _, x := range d.wakers {
+		if x == w {
+			return
+		}
+	}
+	d.wakers = append(d.wakers, w)
+}
+
+// Wakers is the number of distinct registered wakers.
+func (d *DMA) Wakers() int { return len(d.wakers) }
 
 // Read queues a DMA read of bytes at addr. done.Handle(now, arg) runs when
 // the last completion byte has arrived at the NIC. On error nothing is

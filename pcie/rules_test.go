@@ -252,6 +252,24 @@ func TestQueueBoundAndWaker(t *testing.T) {
 	require.Equal(t, uint64(4), l.Stats().Writes)
 }
 
+// TestAddWakerIsIdempotent: a client that registers on every refusal must
+// not grow the waker list, and is still woken once per freeing.
+func TestAddWakerIsIdempotent(t *testing.T) {
+	spec := DefaultSpec()
+	spec.QueueDepth = 2
+	l, env, _, _ := newTestLink(t, spec)
+	w := &countWaker{}
+	for round := 0; round < 100; round++ {
+		for l.DMA().CanAccept() {
+			require.NoError(t, l.DMA().Write(0, 4096, nil, 0))
+		}
+		l.DMA().AddWaker(w)
+		env.Engine.Run()
+	}
+	require.Equal(t, 1, l.DMA().Wakers())
+	require.Equal(t, 100, w.n, "one wake per freeing after a refusal")
+}
+
 type countWaker struct{ n int }
 
 func (c *countWaker) Wake() { c.n++ }

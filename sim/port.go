@@ -16,6 +16,7 @@ type Port[T any] struct {
 	head    int
 	n       int
 	dst     Waker
+	dstWake Handler // wakes dst; built once in Connect so Send allocates nothing
 	src     Waker
 	blocked bool // a sender found the port full since the last Pop
 
@@ -49,7 +50,13 @@ func MustNewPort[T any](name string, eng *Engine, capacity int, latency Tick) *P
 
 // Connect sets who is woken on arrival (dst) and on freed space (src).
 // Either may be nil.
-func (p *Port[T]) Connect(src, dst Waker) { p.src, p.dst = src, dst }
+func (p *Port[T]) Connect(src, dst Waker) {
+	p.src, p.dst = src, dst
+	p.dstWake = nil
+	if dst != nil {
+		p.dstWake = &portWake{dst}
+	}
+}
 
 // Name is the port's hierarchical name.
 func (p *Port[T]) Name() string { return p.name }
@@ -94,7 +101,7 @@ func (p *Port[T]) Send(m T) error {
 		if p.latency == 0 {
 			p.dst.Wake()
 		} else {
-			p.eng.push(now+p.latency, PrioDeliver, portWake{p.dst}, 0)
+			p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
 		}
 	}
 	return nil
@@ -103,7 +110,7 @@ func (p *Port[T]) Send(m T) error {
 // portWake wakes a component when a delayed message becomes visible.
 type portWake struct{ w Waker }
 
-func (pw portWake) Handle(Tick, uint64) { pw.w.Wake() }
+func (pw *portWake) Handle(Tick, uint64) { pw.w.Wake() }
 
 // Peek returns the oldest message if it is visible now.
 func (p *Port[T]) Peek() (T, bool) {

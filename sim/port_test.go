@@ -156,3 +156,23 @@ func TestWakeIsDeduplicatedAndNeverTicksTwicePerEdge(t *testing.T) {
 	require.Equal(t, uint64(2), d.Ticks())
 	require.Equal(t, Tick(3000), e.Now())
 }
+
+type nopWaker struct{ n int }
+
+func (w *nopWaker) Wake() { w.n++ }
+
+func TestPortSendWithLatencyAllocatesNothing(t *testing.T) {
+	e := NewEngine()
+	port, err := NewPort[int]("P", e, 4, 5*NS)
+	require.NoError(t, err)
+	w := &nopWaker{}
+	port.Connect(nil, w)
+	allocs := testing.AllocsPerRun(100, func() {
+		require.NoError(t, port.Send(1))
+		e.Run()
+		_, ok := port.Pop()
+		require.True(t, ok)
+	})
+	require.Zero(t, allocs)
+	require.Equal(t, 101, w.n, "every arrival wakes the receiver")
+}

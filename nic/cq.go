@@ -1,0 +1,125 @@
+package nic
+
+import "nicsim/sim"
+
+// cqEntry is one CQE slot of a CQ ring in host memory.
+type cqEntry struct {
+	res     Result
+	qp      *QP
+	wrIdx   uint64
+	tPost   sim.Tick
+	kind    opKind
+	visible bool
+}
+
+// CQ is an NDK_CQ: a ring of CQEs in host memory written by the NIC's
+// completion engine and polled by the consumer with GetCQResults.
+type CQ struct {
+	a        *Adapter
+	num      uint32
+	depth    uint32
+	addr     uint64
+	ring     []cqEntry
+	prod     uint64 // CQEs the NIC has started writing
+	cons     uint64 // CQEs the consumer has taken
+	qps      int    // QPs using this CQ (NDK.md rule 64)
+	closed   bool
+	closeCB  RequestCompletion
+	closeCtx uint64
+
+	// Notification (NdkArmCq) and interrupt moderation.
+	armed      bool
+	notify     func()
+	modCount   uint32
+	timerArmed bool
+	timerGen   uint64
+	msixBusy   bool
+
+	// Polling-consumer hook: h.Handle(now, arg) runs whenever a CQE becomes
+	// visible.
+	hook    sim.Handler
+	hookArg uint64
+
+	compBlocked bool // the completion engine waits for room in this CQ
+}
+
+// SetVisibleHook makes the CQ call h.Handle(now, arg) whenever a CQE becomes
+// visible in host memory. It models a consumer that spins on the CQ (no
+// interrupt, no poll interval); the hook usually calls GetCQResults.
+func (c *CQ) SetVisibleHook(h sim.Handler, arg uint64) { c.hook, c.hookArg = h, arg }
+
+// Depth is the CQ's depth in CQEs.
+func (c *CQ) Depth() uint32 { return c.depth }
+
+// CreateCQ is NdkCreateCq with a depth in CQEs; the ring is placed in host
+// memory. STATUS_INVALID_PARAMETER beyond MaxCqDepth. It completes inline
+// (the CQ context write is not modelled).
+func (a *Adapter) CreateCQ(depth uint32) (Status, *CQ) {
+	if depth == 0 || depth > a.spec.MaxCQDepth {
+		return StatusInvalidParameter, nil
+	}
+	if uint32(len(a.cqs)) >= a.spec.CQsMax {
+		return StatusInsufficientResources, nil
+	}
+	cq := &CQ{a: a, num: uint32(len(a.cqs)), depth: depth, ring: make([]cqEntry, depth)}
+	cq.addr = a.host.alloc(uint64(depth) * uint64(a.spec.CQEBytes))
+	a.cqs = append(a.cqs, cq)
+	return StatusSuccess, cq
+}
+
+// GetCQResults is NdkGetCqResultsEx: up to max NDK_RESULT_EX entries whose
+// CQE write has reached host memory, in CQ order. Taking a CQE gives its
+// request's SQ slot back, and those of the successful SILENT_SUCCESS
+// requests posted before it on the QP (5.7).
+func (a *Adapter) GetCQResults(cq *CQ, max int) []Result {
+	if max <= 0 {
+		return nil
+	}
+	out := make([]Result, min(max, a.visibleCQEs(cq)))
+	return out[:a.PollCQ(cq, out)]
+}
+
+// PollCQ is GetCQResults into a caller's buffer: it fills out with up to
+// len(out) results and returns how many; it allocates nothing.
+func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
+	n := 0
+	for n < len(out) && cq.cons < cq.prod {
+		e := &cq.ring[cq.cons%uint64(cq.depth)]
+		if !e.visible {
+			break
+		}
+		out[n] = e.res
+		n++
+		if e.qp.retired < e.wrIdx+1 {
+			e.qp.retired = e.wrIdx + 1
+		}
+		*e = cqEntry{}
+		cq.cons++
+	}
+	if n > 0 && cq.compBlocked {
+		cq.compBlocked = false
+		a.completion.drv.Wake()
+	}
+	return n
+}
+
+func (a *Adapter) visibleCQEs(cq *CQ) int {
+	n := 0
+	for i := cq.cons; i < cq.prod && cq.ring[i%uint64(cq.depth)].visible; i++ {
+		n++
+	}
+	return n
+}
+
+// ArmCQ is NdkArmCq: notify is called once, after the next CQE (subject to
+// interrupt moderation) has raised an MSI-X interrupt that reached the host.
+func (a *Adapter) ArmCQ(cq *CQ, notify func()) Status {
+	if cq == nil || cq.closed || notify == nil {
+		return StatusInvalidParameter
+	}
+	cq.armed, cq.notify = true, notify
+	if cq.cons < cq.prod && cq.ring[cq.cons%uint64(cq.depth)].visible {
+		a.raiseMSIX(cq) // CQEs already waiting
+	}
+	return StatusSuccess
+}

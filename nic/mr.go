@@ -1,0 +1,181 @@
+package nic
+
+import (
+	"errors"
+	"fmt"
+
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+// MR is an NDK_MR. A fast-register MR (CreateMr with FastRegister TRUE) is
+// registered by NdkFastRegister work requests after
+// NdkInitializeFastRegisterMr; its translation and protection state lives in
+// the TPT (package mtt), the provider keeps only what software knows.
+type MR struct {
+	a            *Adapter
+	pd           *PD
+	fastRegister bool
+	tok          mtt.Token // current token as the provider last defined it (rule 43)
+	initialized  bool
+	initPages    uint32
+	remoteAccess bool
+	mttOff       uint32
+	mttCount     uint32
+	closed       bool
+}
+
+// FastRegister reports the kind given to NdkCreateMr.
+func (m *MR) FastRegister() bool { return m.fastRegister }
+
+// Index is the MR's key-table index.
+func (m *MR) Index() uint32 { return m.tok.Index() }
+
+// CreateMr is NdkCreateMr (NDK.md 2.C, seed CREATE_MR). The MR's key-table
+// entry is allocated in the TPT and starts invalid.
+//
+// Inline or pending, by a documented rule: the provider keeps a pool of
+// MRPoolEntries key-table entries that firmware prepared ahead (the mlx5
+// mkey cache, HARDWARE.md 4). With the pool not empty the call takes one and
+// returns STATUS_SUCCESS with the MR (no callback). With the pool empty it
+// issues a firmware command and returns STATUS_PENDING; done exactly once,
+// FirmwareCommandNS later, with the MR or STATUS_INSUFFICIENT_RESOURCES
+// (rules 1, 2, 17). A full key table fails inline with
+// STATUS_INSUFFICIENT_RESOURCES.
+func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx uint64) (Status, *MR) {
+	if pd == nil || pd.closed {
+		return StatusInvalidHandle, nil
+	}
+	if a.tpt.Keys().FreeEntries() == 0 {
+		return StatusInsufficientResources, nil
+	}
+	if a.mrPool > 0 {
+		mr, err := a.allocMR(pd, fastRegister)
+		if err != nil {
+			return StatusInsufficientResources, nil
+		}
+		a.mrPool--
+		return StatusSuccess, mr
+	}
+	if done == nil {
+		return StatusInvalidParameter, nil
+	}
+	id := a.addPending(pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
+	pd.children++ // the pending MR holds the PD
+	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
+	return StatusPending, nil
+}
+
+func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
+	tok, err := a.tpt.Keys().Alloc(mtt.KindMR, pd.handle)
+	if err != nil {
+		return nil, err
+	}
+	pd.children++
+	return &MR{a: a, pd: pd, fastRegister: fast, tok: tok}, nil
+}
+
+func (a *Adapter) firmwareDone(now sim.Tick, id int) {
+	p := a.takePending(id)
+	p.pd.children--
+	mr, err := a.allocMR(p.pd, p.fast)
+	if err != nil {
+		p.create(p.ctx, StatusInsufficientResources, nil)
+		return
+	}
+	p.create(p.ctx, StatusSuccess, mr)
+}
+
+// InitializeFastRegisterMr is NdkInitializeFastRegisterMr (NDK.md 2.F).
+// Inline failures: wrong MR kind STATUS_INVALID_DEVICE_REQUEST (rule 30,
+// 5.6); pageCount above FRMRPageCount STATUS_IMPLEMENTATION_LIMIT (rule 31);
+// no contiguous MTT range STATUS_INSUFFICIENT_RESOURCES; an MR that is
+// currently registered STATUS_INVALID_DEVICE_STATE.
+//
+// Inline or pending, by a documented rule: the NIC must learn the MR's MTT
+// range and limits through a write of its MPT entry to ICM when the call
+// changes them (first call, or a different page count or RemoteAccess);
+// then the call returns STATUS_PENDING and done runs once, when the write
+// has left the NIC. Repeating the call with the same arguments (rule 33)
+// needs no hardware work and returns STATUS_SUCCESS inline. FastRegister
+// may be posted as soon as the call returns (rule 34).
+func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAccess bool, done RequestCompletion, ctx uint64) Status {
+	if mr == nil || mr.closed {
+		return StatusInvalidHandle
+	}
+	if !mr.fastRegister {
+		return StatusInvalidDeviceRequest
+	}
+	if pageCount == 0 {
+		return StatusInvalidParameter
+	}
+	if pageCount > a.spec.FRMRPageCount {
+		return StatusImplementationLimit
+	}
+	if e, _ := a.tpt.Keys().Entry(mr.Index()); e.State == mtt.StateValid {
+		return StatusInvalidDeviceState
+	}
+	if mr.initialized && mr.initPages == pageCount && mr.remoteAccess == remoteAccess {
+		return StatusSuccess
+	}
+	if done == nil {
+		return StatusInvalidParameter
+	}
+	if !mr.initialized || mr.mttCount != pageCount {
+		off, err := a.tpt.MTT().Alloc(pageCount)
+		if err != nil {
+			if errors.Is(err, mtt.ErrNoSpace) {
+				return StatusInsufficientResources
+			}
+			panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
+		}
+		if mr.initialized {
+			a.freeMTT(mr)
+		}
+		mr.mttOff, mr.mttCount = off, pageCount
+	}
+	mr.initialized, mr.initPages, mr.remoteAccess = true, pageCount, remoteAccess
+	id := a.addPending(pendingCall{request: done, ctx: ctx, mr: mr})
+	a.writeInitMPT(id)
+	return StatusPending
+}
+
+// writeInitMPT writes the MR's MPT entry for a pending initialisation, or
+// retries when a TPT write slot frees.
+func (a *Adapter) writeInitMPT(id int) {
+	p := &a.pending[id]
+	if !a.tpt.CanWrite() {
+		a.initWaiting = append(a.initWaiting, id)
+		return
+	}
+	if err := a.tpt.WriteMPT(p.mr.Index(), a, evInitDone|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+	}
+	a.Stats.InitMPTWrites++
+}
+
+func (a *Adapter) initDone(now sim.Tick, id int) {
+	p := a.takePending(id)
+	a.writeDone()
+	p.request(p.ctx, StatusSuccess)
+}
+
+func (a *Adapter) freeMTT(mr *MR) {
+	if mr.mttCount == 0 {
+		return
+	}
+	if err := a.tpt.MTT().Free(mr.mttOff, mr.mttCount); err != nil {
+		panic(fmt.Sprintf("nic: %s: MTT free: %v", a.name, err))
+	}
+	mr.mttOff, mr.mttCount = 0, 0
+}
+
+// GetRemoteTokenFromMr is NdkGetRemoteTokenFromMr: the MR's token as the
+// last FastRegister post defined it (rule 43, 5.3). Tokens are 24-bit index
+// and 8-bit key.
+func (a *Adapter) GetRemoteTokenFromMr(mr *MR) uint32 { return uint32(mr.tok) }
+
+// GetLocalTokenFromMr is NdkGetLocalTokenFromMr. The model uses one key per
+// MR entry, so the local token equals the remote token (as mlx5 lkey/rkey
+// of an mkey).
+func (a *Adapter) GetLocalTokenFromMr(mr *MR) uint32 { return uint32(mr.tok) }

@@ -1,0 +1,40 @@
+package nic
+
+import (
+	"fmt"
+
+	"nicsim/mtt"
+)
+
+// mttWrite is the MTT write stage of a FastRegister: it stores the page
+// addresses in the MR's MTT range (the functional image in mtt) and has the
+// TPT write them to ICM by DMA, in 64 B units of 8 entries (HARDWARE.md 6);
+// the TPT updates or invalidates cached copies of those lines. The entry is
+// still invalid at this point (validate checked it), so no access can see a
+// half-written translation. The write is posted: the stage does not wait
+// for it, only for a free TPT write slot.
+func (a *Adapter) mttWrite(w *wr) acceptResult {
+	if w.skip || w.op != OpFastRegister {
+		return acceptSync
+	}
+	if !a.tpt.CanWrite() {
+		a.Stats.TPTWriteStalls++
+		return acceptStall // woken by writeDone
+	}
+	if err := a.tpt.MTT().Set(w.mr.mttOff, mtt.PageShift4K, w.pages[:w.npages]); err != nil {
+		panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err)) // pages were checked at post
+	}
+	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, a, evWriteDone); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
+	}
+	a.Stats.addBytes(w.kind, purposeMTTWrite, mttWriteBytes(w.mr.mttOff, w.npages))
+	return acceptSync
+}
+
+// mttWriteBytes is what WriteMTT puts on PCIe: the entries rounded out to
+// whole 64 B units.
+func mttWriteBytes(off, count uint32) uint64 {
+	lo := uint64(off) * mtt.MTTEntryBytes &^ 63
+	hi := (uint64(off+count)*mtt.MTTEntryBytes + 63) &^ 63
+	return hi - lo
+}

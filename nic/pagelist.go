@@ -1,0 +1,34 @@
+package nic
+
+import "fmt"
+
+// pageListFetch is the page-list fetch stage. A FastRegister whose page list
+// did not fit in the WQE (more than InlinePageListEntriesMax entries) reads
+// it from host memory by DMA: 8 B per page (HARDWARE.md 6), one dependent
+// read round trip (HARDWARE.md 5). The engine is in order and may have at
+// most PageListFetchesMax such reads in flight; requests behind a fetching
+// one wait for it (the execution unit blocks on the dependent read), which
+// is what caps FastRegister throughput with DMA-fetched lists at about one
+// registration per read round trip per engine. Inline lists and other
+// operations pass through in LatencyCycles.
+func (a *Adapter) pageListFetch(s *stage, qp *QP, m item, w *wr) acceptResult {
+	if w.skip || w.op != OpFastRegister || w.inline {
+		return acceptSync
+	}
+	if s.waitingN >= s.waitMax {
+		return acceptStall // woken when the outstanding read completes
+	}
+	if !a.dma.CanAccept() {
+		a.dma.AddWaker(s.drv)
+		a.Stats.PageListDMAStalls++
+		return acceptStall
+	}
+	bytes := uint64(w.npages) * 8
+	addr := qp.plAddr + (m.idx%uint64(qp.depth))*qp.plStride
+	if err := a.dma.Read(addr, bytes, a, evPageList|uint64(s.eng.idx)<<32|uint64(s.nextSlot())); err != nil {
+		panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", s.name, err))
+	}
+	a.Stats.addBytes(w.kind, purposePageList, bytes)
+	a.Stats.PageListFetches++
+	return acceptAsync
+}

@@ -1,0 +1,199 @@
+package nic
+
+import (
+	"nicsim/mtt"
+)
+
+// Posting work requests (NDK.md 2.A, 2.B). What the provider can decide from
+// the arguments and its own state fails inline: the call returns the
+// status, nothing changes and no CQE follows (rule 3, 5.1). Before any
+// inline failure, deferred requests already accepted on the queue are
+// indicated to the NIC (rules 13/14, 5.8). A success means posted: the WQE
+// is in the SQ ring in host memory and a CQE will follow unless the request
+// succeeds with SILENT_SUCCESS.
+
+// FastRegister is NdkFastRegister: register pages (adapter logical
+// addresses, PAGE_SIZE each) over the fast-register MR mr, the region
+// starting fbo bytes into the first page, length bytes long, addressed from
+// baseVA (NDK.md 2.G).
+func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo uint32, length uint64, baseVA uint64, flags OpFlags) Status {
+	if st := a.checkFastRegister(qp, mr, pages, fbo, length, baseVA, flags); st != StatusSuccess {
+		return a.inlineFailure(qp, st)
+	}
+	rights := flags.Rights() // flags validated above
+	n := uint32(len(pages))
+	inline := n <= a.spec.InlinePageListEntriesMax
+	blocks := uint32(1)
+	if inline {
+		blocks += (n*8 + a.spec.WQEBytes - 1) / a.spec.WQEBytes
+	}
+	w := a.newWR(qp, OpFastRegister, kindFastRegister, flags, ctx, blocks)
+	w.mr = mr
+	w.tok = mr.tok
+	w.rotate = a.spec.RotateFastRegisterKey
+	if w.rotate {
+		// Rule 43, 5.3: the new token is defined when the call returns.
+		mr.tok = mtt.MakeToken(mr.tok.Index(), mr.tok.Key()+1)
+	}
+	w.pages = append(w.pages[:0], pages...)
+	w.npages = n
+	w.fbo, w.length, w.baseVA = uint64(fbo), length, baseVA
+	w.rights = rights
+	w.inline = inline
+	a.submit(qp, flags)
+	return StatusSuccess
+}
+
+// checkFastRegister applies NDK.md 2.G and 5.6 at post time.
+func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, length uint64, baseVA uint64, flags OpFlags) Status {
+	if qp == nil || qp.closed || mr == nil || mr.closed {
+		return StatusInvalidHandle
+	}
+	if st, _ := ValidateOpFlags(OpFastRegister, flags); st != StatusSuccess {
+		return st // 5.2
+	}
+	if !qp.connected {
+		return StatusConnectionInvalid // rule 4
+	}
+	if !mr.fastRegister {
+		return StatusInvalidDeviceRequest // 5.6, rule 16: wrong MR kind
+	}
+	if !mr.initialized {
+		return StatusInvalidDeviceState // 5.6: before NdkInitializeFastRegisterMr
+	}
+	n := uint64(len(pages))
+	if n == 0 || n > uint64(mr.initPages) {
+		return StatusInvalidParameter // 5.6, rule 35
+	}
+	for _, p := range pages {
+		if p%PageSizeBytes != 0 {
+			return StatusInvalidParameter // rule 36
+		}
+	}
+	switch {
+	case fbo >= PageSizeBytes: // rule 37
+		return StatusInvalidParameter
+	case length == 0 || length > n*PageSizeBytes-uint64(fbo): // rule 38
+		return StatusInvalidParameter
+	case baseVA%PageSizeBytes != uint64(fbo): // rule 39
+		return StatusInvalidParameter
+	case baseVA+length < baseVA: // the region may not wrap
+		return StatusInvalidParameter
+	}
+	if (flags.RemoteRead() || flags.RemoteWrite()) && !mr.remoteAccess {
+		return StatusAccessViolation // rule 40
+	}
+	if qp.posted-qp.retired >= uint64(qp.depth) {
+		return StatusNoMoreEntries // 5.7
+	}
+	return StatusSuccess
+}
+
+// Invalidate is NdkInvalidate of a fast-register MR (NDK.md 2.I). Memory
+// windows arrive with issue 6.
+func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
+	st := StatusSuccess
+	switch {
+	case qp == nil || qp.closed || mr == nil || mr.closed:
+		st = StatusInvalidHandle
+	default:
+		if s, _ := ValidateOpFlags(OpInvalidate, flags); s != StatusSuccess {
+			st = s
+		} else if !qp.connected {
+			st = StatusConnectionInvalid // rule 4, 55
+		} else if !mr.fastRegister {
+			st = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
+		} else if qp.posted-qp.retired >= uint64(qp.depth) {
+			st = StatusNoMoreEntries // 5.7
+		}
+	}
+	if st != StatusSuccess {
+		return a.inlineFailure(qp, st)
+	}
+	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
+	w.mr = mr
+	w.tok = mr.tok
+	a.submit(qp, flags)
+	return StatusSuccess
+}
+
+// inlineFailure indicates the deferred requests of qp (rule 13), then
+// returns st.
+func (a *Adapter) inlineFailure(qp *QP, st Status) Status {
+	if qp != nil && !qp.closed {
+		a.ring(qp)
+	}
+	return st
+}
+
+// newWR takes the next SQ slot of qp and places a WQE of blocks basic
+// blocks in the ring (a WQE never straddles the ring's end: the provider
+// pads to the start, as mlx5 does with a NOP).
+func (a *Adapter) newWR(qp *QP, op OpType, k opKind, flags OpFlags, ctx uint64, blocks uint32) *wr {
+	w := qp.slot(qp.posted)
+	pages := w.pages
+	*w = wr{op: op, kind: k, qpn: qp.num, flags: flags, ctx: ctx, blocks: blocks, pages: pages, status: StatusSuccess}
+	if qp.blocks%qp.ringBlocks+uint64(blocks) > qp.ringBlocks {
+		qp.blocks += qp.ringBlocks - qp.blocks%qp.ringBlocks
+	}
+	w.block = qp.blocks
+	qp.blocks += uint64(blocks)
+	now := a.eng.Now()
+	w.tPost = now
+	a.Stats.recordPost(k, now)
+	return w
+}
+
+// submit makes the new WR posted and rings the doorbell unless it is
+// deferred (5.8): DEFER WRs wait for a later non-DEFER post (one doorbell
+// for the chain) or for DeferChainMax.
+func (a *Adapter) submit(qp *QP, flags OpFlags) {
+	qp.posted++
+	if flags&OpDefer != 0 && (a.spec.DeferChainMax == 0 || qp.posted-qp.rung < uint64(a.spec.DeferChainMax)) {
+		return
+	}
+	a.ring(qp)
+}
+
+// ring indicates every posted, not yet indicated WR of qp to the NIC: a lone
+// WR by WQE-by-MMIO when the adapter allows it, otherwise one doorbell.
+func (a *Adapter) ring(qp *QP) {
+	n := qp.posted - qp.rung
+	if n == 0 {
+		return
+	}
+	pi := qp.posted
+	arg := evMMIO | uint64(qp.num)<<32 | uint64(uint32(pi))
+	if n == 1 && a.spec.WQEByMMIO {
+		// One write-combined write of the whole WQE: the link sends it as
+		// 64 B stores (HARDWARE.md 2, BlueFlame).
+		w := qp.slot(pi - 1)
+		bytes := uint64(w.blocks) * uint64(a.spec.WQEBytes)
+		a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+2048, bytes, arg|mmioWQEBit)
+		a.Stats.addBytes(w.kind, purposeWQE, bytes)
+	} else {
+		a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096, uint64(a.spec.DoorbellBytes), arg)
+		// Charge the doorbell to the operation that rang it.
+		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
+	}
+	qp.rung = pi
+}
+
+// Flush is NdkFlush: every pending request of the QP completes with
+// STATUS_CANCELLED (rule 8). The provider sends the NIC a flush command, an
+// 8 B MMIO write that also carries the producer index, so deferred requests
+// are indicated by it (rule 15). From its arrival the QP is in the error
+// state: requests not yet executed are cancelled in post order, and so are
+// later posts (5.1). Requests already past validate finish normally.
+func (a *Adapter) Flush(qp *QP) Status {
+	if qp == nil || qp.closed {
+		return StatusInvalidHandle
+	}
+	pi := qp.posted
+	a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+8, uint64(a.spec.DoorbellBytes), evMMIO|flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
+	if pi > qp.rung {
+		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
+	}
+	qp.rung = pi
+	return StatusSuccess
+}

@@ -1,0 +1,118 @@
+package nic
+
+import (
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+// QP is an NDK_QP. Its initiator queue (SQ) is a ring in host memory written
+// by the provider; the NIC-side fields are the QP context the NIC holds.
+type QP struct {
+	a         *Adapter
+	num       uint32
+	ctx       uint64
+	pd        *PD
+	cq        *CQ
+	depth     uint32 // initiator queue depth (WRs)
+	rqDepth   uint32
+	connected bool
+	closed    bool
+	closeCB   RequestCompletion
+	closeCtx  uint64
+	engine    uint32
+
+	// Provider (host) side.
+	slots      []wr
+	posted     uint64 // WRs accepted
+	retired    uint64 // WRs whose slot the consumer got back (rule 5.7)
+	rung       uint64 // WRs indicated to the NIC (doorbell or WQE-by-MMIO issued)
+	blocks     uint64 // 64 B basic blocks produced in the SQ ring
+	ringBlocks uint64 // ring size in basic blocks
+	sqAddr     uint64 // SQ ring
+	plAddr     uint64 // page-list buffers, one per slot
+	plStride   uint64
+
+	// NIC side (QP context).
+	nicPI        uint64 // producer index the NIC has seen
+	fetchIdx     uint64 // next WR to fetch
+	fetchBusy    bool
+	inSched      bool
+	err          bool   // error state (NDK.md 5.1) or flushed
+	nicCompleted uint64 // next WR the completion engine retires
+	inDrain      bool
+	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6); none until issue 6
+}
+
+// Num is the QP number.
+func (q *QP) Num() uint32 { return q.num }
+
+// Connect marks the QP connected. Connectors and the wire are issue 6;
+// until then tests and workloads connect a QP directly.
+func (q *QP) Connect() { q.connected = true }
+
+// Connected reports the connection state.
+func (q *QP) Connected() bool { return q.connected }
+
+// Outstanding is the number of SQ slots in use (posted, not yet retired).
+func (q *QP) Outstanding() int { return int(q.posted - q.retired) }
+
+func (q *QP) slot(i uint64) *wr { return &q.slots[i%uint64(q.depth)] }
+
+// wr is one work request as it sits in the SQ ring (host memory) together
+// with its progress through the NIC. The NIC reads the request fields only
+// after the WQE has been fetched (or arrived by MMIO), so keeping them in
+// one record is functionally the same as separate host and NIC copies.
+type wr struct {
+	op     OpType
+	kind   opKind
+	flags  OpFlags
+	ctx    uint64
+	qpn    uint32
+	mr     *MR
+	tok    mtt.Token // the entry's token as the request expects it
+	rotate bool      // FastRegister: give the entry a new key
+	pages  []uint64
+	npages uint32
+	fbo    uint64
+	length uint64
+	baseVA uint64
+	rights mtt.Rights
+	inline bool   // page list carried in the WQE
+	blocks uint32 // 64 B basic blocks of the WQE
+	block  uint64 // first basic block (monotonic)
+	mmio   bool   // arrived by WQE-by-MMIO
+
+	status  Status
+	skip    bool // error or cancelled: no effect stages
+	nicDone bool
+	readyAt sim.Tick
+
+	tPost, tDoorbell, tFetched, tExec sim.Tick
+}
+
+// CreateQP is NdkCreateQp: a QP of pd whose initiator completions go to cq,
+// with the given queue depths; ctx is returned as QPContext in its results.
+// Depths beyond NDK_ADAPTER_INFO are STATUS_INVALID_PARAMETER (rule 9). The
+// QP starts unconnected. It completes inline.
+func (a *Adapter) CreateQP(pd *PD, cq *CQ, ctx uint64, initiatorDepth, receiveDepth uint32) (Status, *QP) {
+	if pd == nil || pd.closed || cq == nil || cq.closed {
+		return StatusInvalidHandle, nil
+	}
+	if initiatorDepth == 0 || initiatorDepth > a.info.MaxInitiatorQueueDepth || receiveDepth > a.info.MaxReceiveQueueDepth {
+		return StatusInvalidParameter, nil
+	}
+	if uint32(len(a.qps)) >= a.spec.QPsMax {
+		return StatusInsufficientResources, nil
+	}
+	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, depth: initiatorDepth, rqDepth: receiveDepth,
+		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth)}
+	maxBlocks := 1 + (a.spec.InlinePageListEntriesMax*8+a.spec.WQEBytes-1)/a.spec.WQEBytes
+	qp.ringBlocks = uint64(initiatorDepth) * uint64(maxBlocks)
+	qp.sqAddr = a.host.alloc(qp.ringBlocks * uint64(a.spec.WQEBytes))
+	qp.plStride = uint64(a.spec.FRMRPageCount) * 8
+	qp.plAddr = a.host.alloc(uint64(initiatorDepth) * qp.plStride)
+	a.qps = append(a.qps, qp)
+	pd.children++
+	cq.qps++
+	return StatusSuccess, qp
+}

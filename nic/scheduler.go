@@ -1,0 +1,106 @@
+package nic
+
+import "nicsim/sim"
+
+// scheduler picks, round robin, the next QP with work: WRs the doorbell made
+// known that are not fetched yet, and no fetch of that QP in flight (one
+// fetch per QP keeps each QP's WRs in order). It makes Scheduler.ItemsPerCycle
+// decisions per accepting cycle; a decision is a fetch request of up to
+// WQEFetchBatchMax WRs, cut where the SQ ring wraps and where WQE-by-MMIO
+// WRs (already on the NIC) meet fetched ones. A QP in the error state is not
+// fetched: its remaining WRs are flushed straight to the completion engine
+// with STATUS_CANCELLED (NDK.md 5.1), WQEFetchBatchMax per decision.
+type scheduler struct {
+	a          *Adapter
+	drv        *sim.TickDriver
+	ring       []uint32 // QPs with work, round-robin order
+	out        *sim.Port[fetchReq]
+	latency    sim.Tick
+	interval   sim.Tick
+	ipc        int
+	nextAccept sim.Tick
+}
+
+// fetchReq asks the WQE fetch engine for WRs [first, first+count) of a QP.
+type fetchReq struct {
+	qp     uint32
+	first  uint64
+	count  uint32
+	mmio   bool // already on the NIC: no DMA
+	issued sim.Tick
+}
+
+var _ sim.Ticker = (*scheduler)(nil)
+
+func newScheduler(a *Adapter) *scheduler {
+	sp := a.spec.Scheduler
+	s := &scheduler{a: a, ipc: int(sp.ItemsPerCycle), interval: sim.Tick(sp.IntervalCycles) * a.clock.Period,
+		latency: sim.Tick(sp.LatencyCycles) * a.clock.Period}
+	s.drv = sim.NewTickDriver(a.name+".Scheduler", a.clock, a.eng, s)
+	s.out = sim.MustNewPort[fetchReq](a.name+".Scheduler.Out", a.eng, int(sp.QueueDepth), s.latency)
+	return s
+}
+
+// activate puts qp in the round robin if it has work and is not there.
+func (s *scheduler) activate(qp *QP) {
+	if qp.inSched || qp.fetchBusy || qp.fetchIdx >= qp.nicPI {
+		return
+	}
+	qp.inSched = true
+	s.ring = append(s.ring, qp.num)
+	s.drv.Wake()
+}
+
+// Tick makes up to ItemsPerCycle decisions.
+func (s *scheduler) Tick(now sim.Tick) bool {
+	if now < s.nextAccept {
+		s.drv.WakeAt(s.nextAccept)
+		return false
+	}
+	did := 0
+	for did < s.ipc && len(s.ring) > 0 {
+		qp := s.a.qps[s.ring[0]]
+		if !qp.err && !s.out.CanSend() {
+			s.a.Stats.SchedulerStalls++
+			break
+		}
+		s.ring = s.ring[1:]
+		qp.inSched = false
+		n := qp.nicPI - qp.fetchIdx
+		n = min(n, uint64(s.a.spec.WQEFetchBatchMax))
+		if qp.err {
+			for i := uint64(0); i < n; i++ {
+				w := qp.slot(qp.fetchIdx)
+				w.status, w.skip = StatusCancelled, true
+				w.tFetched = now
+				s.a.completion.markDone(qp, qp.fetchIdx, now)
+				qp.fetchIdx++
+			}
+			s.a.Stats.Flushed += n
+		} else {
+			mmio := qp.slot(qp.fetchIdx).mmio
+			var c uint64
+			ringEnd := (qp.slot(qp.fetchIdx).block/qp.ringBlocks + 1) * qp.ringBlocks
+			for c = 0; c < n; c++ {
+				w := qp.slot(qp.fetchIdx + c)
+				if w.mmio != mmio || (c > 0 && w.block+uint64(w.blocks) > ringEnd) {
+					break
+				}
+			}
+			if err := s.out.Send(fetchReq{qp: qp.num, first: qp.fetchIdx, count: uint32(c), mmio: mmio, issued: now}); err != nil {
+				panic(err)
+			}
+			qp.fetchIdx += c
+			qp.fetchBusy = true
+		}
+		s.activate(qp)
+		did++
+	}
+	if did > 0 {
+		s.nextAccept = now + s.interval
+	}
+	if len(s.ring) > 0 && (did > 0 || s.out.Len() < s.out.Cap()) {
+		s.drv.WakeAt(max(s.nextAccept, now+s.a.clock.Period))
+	}
+	return false
+}

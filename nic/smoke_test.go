@@ -1,0 +1,50 @@
+package nic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+func TestFastRegisterThenInvalidateCompletes(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(64)
+	mr := h.frmr(16, true)
+	t0 := h.env.Engine.Now()
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 7, mr, pages(4), 0, 4*PageSizeBytes, 0x10000, OpAllowRemoteWrite))
+	h.run()
+	t1 := h.env.Engine.Now()
+	res := h.poll()
+	require.Equal(t, []Result{{Status: StatusSuccess, QPContext: qp.ctx, RequestContext: 7, Type: OpFastRegister}}, res)
+	e, _ := h.a.TPT().Keys().Entry(mr.Index())
+	require.Equal(t, mtt.StateValid, e.State)
+	require.Equal(t, uint64(0x10000), e.BaseVA)
+	t.Logf("FR latency %v", t1-t0)
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 8, mr, 0))
+	h.run()
+	res = h.poll()
+	require.Equal(t, []Result{{Status: StatusSuccess, QPContext: qp.ctx, RequestContext: 8, Type: OpInvalidate}}, res)
+	e, _ = h.a.TPT().Keys().Entry(mr.Index())
+	require.Equal(t, mtt.StateInvalid, e.State)
+}
+
+type recTracer struct{ spans, instants int }
+
+func (r *recTracer) Span(track, name string, start, end sim.Tick) { r.spans++ }
+func (r *recTracer) Instant(track, name string, at sim.Tick)      { r.instants++ }
+
+func TestTracingRecordsEveryRetiredRequest(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	rt := &recTracer{}
+	h.a.AddTracer(rt)
+	qp := h.qp(8)
+	mr := h.frmr(16, false)
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpSilentSuccess))
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 2, mr, 0))
+	h.run()
+	require.Equal(t, 2, rt.spans)
+	require.Equal(t, 6, rt.instants)
+}

@@ -1,0 +1,302 @@
+package nic
+
+import (
+	"errors"
+	"fmt"
+
+	"nicsim/mtt"
+)
+
+// StageSpec times one pipeline stage in NIC clock cycles: an item accepted
+// at cycle c is visible to the next stage at cycle c+LatencyCycles; the
+// stage accepts at most ItemsPerCycle items on an accepting cycle and then
+// waits IntervalCycles cycles before accepting again, so its throughput is
+// ItemsPerCycle/IntervalCycles items per cycle. QueueDepth bounds the queue
+// in front of the stage (back-pressure on the stage before it).
+type StageSpec struct {
+	LatencyCycles  uint32 `json:"latency_cycles"`
+	ItemsPerCycle  uint32 `json:"items_per_cycle"`
+	IntervalCycles uint32 `json:"interval_cycles"`
+	QueueDepth     uint32 `json:"queue_depth"`
+}
+
+func (s StageSpec) validate(name string) []error {
+	var errs []error
+	bad := func(field string, v uint32, want string) {
+		errs = append(errs, fmt.Errorf("nic: %s.%s = %d, want %s", name, field, v, want))
+	}
+	if s.LatencyCycles < 1 || s.LatencyCycles > 100000 {
+		bad("latency_cycles", s.LatencyCycles, "1..100000")
+	}
+	if s.ItemsPerCycle < 1 || s.ItemsPerCycle > 64 {
+		bad("items_per_cycle", s.ItemsPerCycle, "1..64")
+	}
+	if s.IntervalCycles < 1 || s.IntervalCycles > 100000 {
+		bad("interval_cycles", s.IntervalCycles, "1..100000")
+	}
+	if s.QueueDepth < 1 || s.QueueDepth > 4096 {
+		bad("queue_depth", s.QueueDepth, "1..4096")
+	}
+	return errs
+}
+
+// Spec configures the adapter: the NDK_ADAPTER_INFO it reports, the host
+// (provider) side, and the NIC's send-queue pipeline. Every timing default
+// cites ../shared/spec/HARDWARE.md or says "assumed" and why (docs/nic.md).
+type Spec struct {
+	// ClockPeriodPS is the NIC core clock. Assumed 1000 ps (1 GHz): the
+	// internal pipeline clock of ConnectX is not published (HARDWARE.md 7,
+	// [gap]); ConnectX-6 Dx reports hca_core_clock 1000 MHz. It must equal
+	// TPT.ClockPeriodPS (one clock for the whole NIC).
+	ClockPeriodPS uint64 `json:"clock_period_ps"`
+
+	// Limits reported in NDK_ADAPTER_INFO.
+	FRMRPageCount          uint32 `json:"frmr_page_count"`           // >= 16 (NDK.md 1.3); assumed 256 (1 MiB of 4 KiB pages)
+	MaxInitiatorQueueDepth uint32 `json:"max_initiator_queue_depth"` // assumed 1024
+	MaxReceiveQueueDepth   uint32 `json:"max_receive_queue_depth"`   // assumed 1024
+	MaxCQDepth             uint32 `json:"max_cq_depth"`              // assumed 65536
+	QPsMax                 uint32 `json:"qps_max"`                   // assumed 1024 (a simulator bound; ConnectX-5: 262144, HARDWARE.md 3)
+	CQsMax                 uint32 `json:"cqs_max"`                   // assumed 1024
+
+	// Host and provider.
+	HostBaseAddr uint64 `json:"host_base_addr"` // where SQ rings, page lists and CQ rings are placed; assumed, clear of the TPT's ICM
+	MMIOBaseAddr uint64 `json:"mmio_base_addr"` // BAR of doorbells and WQE-by-MMIO buffers; assumed
+	// WQEBytes is one WQE basic block: 64 B (HARDWARE.md 6: mlx5 send WQEs
+	// are built of 64 B basic blocks; ERNIC WQE = 64 B).
+	WQEBytes uint32 `json:"wqe_bytes"`
+	// DoorbellBytes is the doorbell MMIO write: 8 B (HARDWARE.md 2).
+	DoorbellBytes uint32 `json:"doorbell_bytes"`
+	// WQEByMMIO lets the provider write a lone WQE (a post with no deferred
+	// predecessors) with 64 B write-combined MMIO stores instead of ringing
+	// a doorbell (HARDWARE.md 2, Mellanox BlueFlame). Default true: it is the
+	// default for single WQEs on Mellanox NICs.
+	WQEByMMIO bool `json:"wqe_by_mmio"`
+	// InlinePageListEntriesMax is the largest FastRegister page list carried
+	// inside the WQE (8 entries = 64 B, one extra basic block: HARDWARE.md
+	// 5 and 6, kernel commit 064e5262). 0 disables inline page lists.
+	InlinePageListEntriesMax uint32 `json:"inline_page_list_entries_max"`
+	// DeferChainMax rings the doorbell when this many deferred requests are
+	// pending on one queue (NDK.md rule 14/15: Microsoft's sample caps
+	// chains at MAX_DEFERRED_SQ_REQUESTS). 0 means no cap. Assumed 64.
+	DeferChainMax uint32 `json:"defer_chain_max"`
+	// MRPoolEntries is the provider's pool of key-table entries prepared
+	// ahead by firmware (the mlx5 mkey cache, HARDWARE.md 4): NdkCreateMr
+	// takes one inline (STATUS_SUCCESS); with the pool empty it issues a
+	// firmware command and returns STATUS_PENDING. Assumed 64.
+	MRPoolEntries uint32 `json:"mr_pool_entries"`
+	// FirmwareCommandNS is the firmware time of a create-mkey command when
+	// the pool is empty. 50 us: mlx5 re-registration through the mkey cache
+	// (HARDWARE.md 4: ~50 us per MR with UMR reuse, ~280 us without).
+	FirmwareCommandNS uint64 `json:"firmware_command_ns"`
+	// RotateFastRegisterKey gives the MR a new 8-bit key at every
+	// NdkFastRegister post (NDK.md 5.3). Default false.
+	RotateFastRegisterKey bool `json:"rotate_fast_register_key"`
+	// RemoteAccessErrorStatus is the initiator status of a refused remote
+	// access (NDK.md 5.4): STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES.
+	// Used by the remote data path (issue 6); validated here.
+	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
+
+	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
+	// HARDWARE.md 10 lists no public per-stage figure for any RNIC).
+	Doorbell   StageSpec `json:"doorbell"`    // doorbell handler: MMIO record -> QP producer index
+	Scheduler  StageSpec `json:"scheduler"`   // round robin over QPs with work
+	WQEFetch   StageSpec `json:"wqe_fetch"`   // DMA-read of WQEs; latency is after the read returns
+	Parse      StageSpec `json:"parse"`       // WQE decode
+	Validation StageSpec `json:"validate"`    // QP state, MR state, READ_FENCE, hazard interlock
+	PageList   StageSpec `json:"page_list"`   // page-list fetch by DMA (or pass-through when inline)
+	MTTWrite   StageSpec `json:"mtt_write"`   // MTT entries to ICM by DMA
+	MPTUpdate  StageSpec `json:"mpt_update"`  // key-table entry update + MPT write to ICM
+	CacheWrite StageSpec `json:"cache_write"` // on-NIC MPT/MTT cache update
+	Completion StageSpec `json:"completion"`  // CQE build and DMA write
+
+	// WQEFetchBatchMax is the most WQEs one fetch reads (HARDWARE.md 2:
+	// Connect-IB and newer read all new WQEs of a QP in one DMA). Assumed 16.
+	WQEFetchBatchMax uint32 `json:"wqe_fetch_batch_max"`
+	// WQEFetchOutstandingMax bounds the WQE fetch reads in flight (all QPs).
+	// Assumed 16.
+	WQEFetchOutstandingMax uint32 `json:"wqe_fetch_outstanding_max"`
+	// ExecEngines is the number of execution engines (processing units);
+	// QP n runs on engine n mod ExecEngines, in order (HARDWARE.md 2: one QP
+	// is coupled to one NIC processing unit). Assumed 1: with one dependent
+	// page-list read in flight per engine the model saturates near the
+	// ~1.3 M registrations/s measured with DMA-fetched lists (HARDWARE.md 5).
+	ExecEngines uint32 `json:"exec_engines"`
+	// PageListFetchesMax is the page-list reads one engine may have in
+	// flight. Items behind a fetching request wait (in-order engine): the
+	// execution unit blocks on the dependent read (HARDWARE.md 5: Chelsio's
+	// "asynchronous TPT read that otherwise blocks the send queue"). Assumed 1.
+	PageListFetchesMax uint32 `json:"page_list_fetches_max"`
+	// CQEBytes is one CQE written by DMA. 64 B, assumed (mlx5 CQEs are 64 B).
+	CQEBytes uint32 `json:"cqe_bytes"`
+	// Interrupt moderation: an armed CQ raises MSI-X when ModerationCQEs CQEs
+	// have arrived or ModerationTimeNS after the first, whichever is first.
+	// Defaults 1 and 0 (no moderation): assumed.
+	ModerationCQEs   uint32 `json:"moderation_cqes"`
+	ModerationTimeNS uint64 `json:"moderation_time_ns"`
+
+	// TPT is the translation and protection unit (package mtt).
+	TPT mtt.Spec `json:"tpt"`
+}
+
+// DefaultSpec returns the default adapter (see the field comments and
+// docs/nic.md for the source or the reason of every value).
+func DefaultSpec() Spec {
+	st := func(lat, ipc, interval, q uint32) StageSpec {
+		return StageSpec{LatencyCycles: lat, ItemsPerCycle: ipc, IntervalCycles: interval, QueueDepth: q}
+	}
+	return Spec{
+		ClockPeriodPS:          1000,
+		FRMRPageCount:          256,
+		MaxInitiatorQueueDepth: 1024,
+		MaxReceiveQueueDepth:   1024,
+		MaxCQDepth:             65536,
+		QPsMax:                 1024,
+		CQsMax:                 1024,
+
+		HostBaseAddr:             0x10_0000_0000,
+		MMIOBaseAddr:             0xF000_0000,
+		WQEBytes:                 64,
+		DoorbellBytes:            8,
+		WQEByMMIO:                true,
+		InlinePageListEntriesMax: 8,
+		DeferChainMax:            64,
+		MRPoolEntries:            64,
+		FirmwareCommandNS:        50_000,
+		RotateFastRegisterKey:    false,
+		RemoteAccessErrorStatus:  StatusAccessViolation,
+
+		Doorbell:   st(4, 1, 1, 64),
+		Scheduler:  st(2, 1, 1, 64),
+		WQEFetch:   st(4, 1, 1, 16),
+		Parse:      st(4, 1, 1, 16),
+		Validation: st(8, 1, 1, 16),
+		PageList:   st(4, 1, 1, 16),
+		MTTWrite:   st(8, 1, 4, 16),
+		MPTUpdate:  st(8, 1, 4, 16),
+		CacheWrite: st(4, 1, 1, 16),
+		Completion: st(8, 1, 2, 64),
+
+		WQEFetchBatchMax:       16,
+		WQEFetchOutstandingMax: 16,
+		ExecEngines:            1,
+		PageListFetchesMax:     1,
+		CQEBytes:               64,
+		ModerationCQEs:         1,
+		ModerationTimeNS:       0,
+
+		TPT: mtt.DefaultSpec(),
+	}
+}
+
+// Validate checks every field and names the field, its value and the range
+// allowed in each complaint.
+func (s Spec) Validate() error {
+	var errs []error
+	bad := func(field string, v any, want string) {
+		errs = append(errs, fmt.Errorf("nic: %s = %v, want %s", field, v, want))
+	}
+	if s.ClockPeriodPS == 0 || s.ClockPeriodPS > 1_000_000 {
+		bad("clock_period_ps", s.ClockPeriodPS, "1..1000000")
+	}
+	if s.TPT.ClockPeriodPS != s.ClockPeriodPS {
+		bad("tpt.clock_period_ps", s.TPT.ClockPeriodPS, fmt.Sprintf("equal to clock_period_ps (%d): one NIC clock", s.ClockPeriodPS))
+	}
+	if s.FRMRPageCount < FRMRPageCountMin || s.FRMRPageCount > 1<<20 {
+		bad("frmr_page_count", s.FRMRPageCount, "16..2^20 (NDK.md 1.3: >= 16)")
+	}
+	if s.MaxInitiatorQueueDepth == 0 || s.MaxInitiatorQueueDepth > 1<<16 {
+		bad("max_initiator_queue_depth", s.MaxInitiatorQueueDepth, "1..65536")
+	}
+	if s.MaxReceiveQueueDepth == 0 || s.MaxReceiveQueueDepth > 1<<16 {
+		bad("max_receive_queue_depth", s.MaxReceiveQueueDepth, "1..65536")
+	}
+	if s.MaxCQDepth == 0 || s.MaxCQDepth > 1<<22 {
+		bad("max_cq_depth", s.MaxCQDepth, "1..2^22")
+	}
+	if s.QPsMax == 0 || s.QPsMax > 1<<20 {
+		bad("qps_max", s.QPsMax, "1..2^20")
+	}
+	if s.CQsMax == 0 || s.CQsMax > 1<<20 {
+		bad("cqs_max", s.CQsMax, "1..2^20")
+	}
+	if s.HostBaseAddr%4096 != 0 {
+		bad("host_base_addr", fmt.Sprintf("%#x", s.HostBaseAddr), "a multiple of 4096")
+	}
+	if s.WQEBytes != 64 {
+		bad("wqe_bytes", s.WQEBytes, "64 (the basic block of the WQE layout)")
+	}
+	if s.DoorbellBytes == 0 || s.DoorbellBytes > 64 {
+		bad("doorbell_bytes", s.DoorbellBytes, "1..64")
+	}
+	if s.InlinePageListEntriesMax > 64 {
+		bad("inline_page_list_entries_max", s.InlinePageListEntriesMax, "0..64")
+	}
+	if s.DeferChainMax > 1<<16 {
+		bad("defer_chain_max", s.DeferChainMax, "0..65536")
+	}
+	if s.MRPoolEntries > 1<<20 {
+		bad("mr_pool_entries", s.MRPoolEntries, "0..2^20")
+	}
+	if s.FirmwareCommandNS == 0 || s.FirmwareCommandNS > 1_000_000_000 {
+		bad("firmware_command_ns", s.FirmwareCommandNS, "1..1e9")
+	}
+	if s.RemoteAccessErrorStatus != StatusAccessViolation && s.RemoteAccessErrorStatus != StatusRemoteResources {
+		bad("remote_access_error_status", s.RemoteAccessErrorStatus, "STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES")
+	}
+	for _, st := range []struct {
+		name string
+		s    StageSpec
+	}{{"doorbell", s.Doorbell}, {"scheduler", s.Scheduler}, {"wqe_fetch", s.WQEFetch}, {"parse", s.Parse},
+		{"validate", s.Validation}, {"page_list", s.PageList}, {"mtt_write", s.MTTWrite}, {"mpt_update", s.MPTUpdate},
+		{"cache_write", s.CacheWrite}, {"completion", s.Completion}} {
+		errs = append(errs, st.s.validate(st.name)...)
+	}
+	if s.WQEFetchBatchMax == 0 || s.WQEFetchBatchMax > 256 {
+		bad("wqe_fetch_batch_max", s.WQEFetchBatchMax, "1..256")
+	}
+	if s.WQEFetchOutstandingMax == 0 || s.WQEFetchOutstandingMax > 1024 {
+		bad("wqe_fetch_outstanding_max", s.WQEFetchOutstandingMax, "1..1024")
+	}
+	if s.ExecEngines == 0 || s.ExecEngines > 64 {
+		bad("exec_engines", s.ExecEngines, "1..64")
+	}
+	if s.PageListFetchesMax == 0 || s.PageListFetchesMax > 256 {
+		bad("page_list_fetches_max", s.PageListFetchesMax, "1..256")
+	}
+	if s.CQEBytes == 0 || s.CQEBytes > 256 {
+		bad("cqe_bytes", s.CQEBytes, "1..256")
+	}
+	if s.ModerationCQEs == 0 || s.ModerationCQEs > 1<<16 {
+		bad("moderation_cqes", s.ModerationCQEs, "1..65536")
+	}
+	if s.ModerationTimeNS > 1_000_000_000 {
+		bad("moderation_time_ns", s.ModerationTimeNS, "0..1e9")
+	}
+	if err := s.TPT.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Info is the NDK_ADAPTER_INFO this adapter reports (NDK.md 1.3).
+func (s Spec) Info() AdapterInfo {
+	flags := AdapterRDMAReadSinkNotRequired | AdapterCQInterruptModerationSupported
+	if s.ExecEngines > 1 {
+		flags |= AdapterMultiEngineSupported
+	}
+	return AdapterInfo{
+		VersionMajor: 1, VersionMinor: 2,
+		VendorID: 0x15B3, DeviceID: 0x5A5A, // assumed: a Mellanox-style vendor ID, a made-up device
+		MaxRegistrationSizeBytes: uint64(s.FRMRPageCount) * PageSizeBytes,
+		MaxWindowSizeBytes:       uint64(s.FRMRPageCount) * PageSizeBytes,
+		FRMRPageCount:            s.FRMRPageCount,
+		MaxInitiatorRequestSge:   1, MaxReceiveRequestSge: 1, MaxReadRequestSge: 1,
+		MaxTransferLengthBytes: 1 << 30,
+		MaxInitiatorQueueDepth: s.MaxInitiatorQueueDepth,
+		MaxReceiveQueueDepth:   s.MaxReceiveQueueDepth,
+		MaxCqDepth:             s.MaxCQDepth,
+		MaxInboundReadLimit:    16, MaxOutboundReadLimit: 16,
+		AdapterFlags:   flags,
+		RdmaTechnology: RDMARoCEv2,
+	}
+}
