@@ -61,6 +61,7 @@ type slot struct {
 	offset     uint64
 	accStart   sim.Tick
 	next       int32 // next waiter on the same MSHR
+	mptOnly    bool  // ReadMPT: done once the key-table entry is on the NIC
 }
 
 type mshr struct {
@@ -232,6 +233,20 @@ func (t *Translator) CanAccept() bool { return len(t.freeSlots) > 0 }
 // Zero length and an index beyond the table are refused without reading
 // the key table. Lookup never calls done itself.
 func (t *Translator) Lookup(r *Request, done sim.Handler, arg uint64) error {
+	return t.start(r, done, arg, false)
+}
+
+// ReadMPT brings the key-table entry of r.Token's index onto the NIC through
+// the MPT cache, for the send side (a FastRegister or Bind validating its
+// MR): done runs after the cache's hit latency, or when the ICM read of a
+// miss completes. No access check is made and no MTT line is read; r.Reason
+// is OK, or ReasonIndexOutOfRange for an index beyond the table. The caller
+// reads the entry from Keys() when done runs.
+func (t *Translator) ReadMPT(r *Request, done sim.Handler, arg uint64) error {
+	return t.start(r, done, arg, true)
+}
+
+func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly bool) error {
 	if len(t.freeSlots) == 0 {
 		return fmt.Errorf("%w: %s: all %d request slots in use", ErrBusy, t.name, len(t.slots))
 	}
@@ -240,7 +255,7 @@ func (t *Translator) Lookup(r *Request, done sim.Handler, arg uint64) error {
 	r.Start = t.eng.Now()
 	r.Pages = r.Pages[:0]
 	r.Offset = 0
-	t.slots[id] = slot{req: r, done: done, arg: arg, phase: tabMPT, line: t.lay.mptLine(r.Token.Index()), next: -1}
+	t.slots[id] = slot{req: r, done: done, arg: arg, phase: tabMPT, line: t.lay.mptLine(r.Token.Index()), next: -1, mptOnly: mptOnly}
 	t.tabs[tabMPT].ready.push(id)
 	t.drv.Wake()
 	return nil
@@ -264,7 +279,7 @@ func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 		s := &t.slots[id]
 		if ti == tabMPT {
 			r := s.req
-			if r.Length == 0 {
+			if r.Length == 0 && !s.mptOnly {
 				t.finish(id, now, ReasonZeroLength)
 				did = true
 				continue
@@ -432,6 +447,10 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 func (t *Translator) advance(id uint32, now sim.Tick) {
 	s := &t.slots[id]
 	if s.phase == tabMPT {
+		if s.mptOnly {
+			t.finish(id, now, OK)
+			return
+		}
 		r := s.req
 		reason := check(t.keys, checkArgs{r.Token, r.PD, r.QPN, r.VA, r.Length, r.Access})
 		if reason != OK {
