@@ -1,0 +1,58 @@
+package workloads
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is one problem in a workload file: where it is (file:line:col, or
+// the --set override that introduced the value), the key path and what is
+// wrong, with the allowed range when there is one.
+type Error struct {
+	File string // file name as given to Load
+	Line int    // 1-based; 0 when the value came from an override
+	Col  int    // 1-based
+	// Origin names the source when the value did not come from the file
+	// itself, such as `--set adapter.pcie.lanes=32`.
+	Origin string
+	Path   string // dotted key path, such as adapter.pcie.lanes
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	switch {
+	case e.Origin != "":
+		fmt.Fprintf(&b, "%s: %s", e.File, e.Origin)
+	case e.Line > 0 && e.Col > 0:
+		fmt.Fprintf(&b, "%s:%d:%d", e.File, e.Line, e.Col)
+	case e.Line > 0:
+		fmt.Fprintf(&b, "%s:%d", e.File, e.Line)
+	default:
+		b.WriteString(e.File)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one file, in the order found (document
+// order for decoding, then cross-field checks). A file with any error is
+// never run.
+type Errors []*Error
+
+// ErrorsMax bounds the problems reported for one file; past it the list
+// ends with a note.
+const ErrorsMax = 100
+
+func (es Errors) Error() string {
+	lines := make([]string, 0, len(es))
+	for _, e := range es {
+		lines = append(lines, e.Error())
+	}
+	return strings.Join(lines, "\n")
+}

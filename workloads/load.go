@@ -1,0 +1,418 @@
+package workloads
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits on what a file can ask for, besides each key's own range.
+const (
+	FileBytesMax    = 1 << 20 // a workload file is at most 1 MiB
+	SweepAxesMax    = 8
+	SweepValuesMax  = 64  // values per axis
+	SweepPointsMax  = 256 // points of a sweep (product of the axes)
+	OverridesMax    = 256 // --set flags
+	overridePathMax = 256
+)
+
+// Options change a file as it is loaded.
+type Options struct {
+	// Sets are `path=value` overrides applied to the parsed document
+	// before anything is checked, in order, with the same errors as the
+	// file: path is dotted (adapter.pcie.lanes, generators.reads.outstanding,
+	// generators.0.size_bytes); value is YAML (32, poisson, {uniform: {min: 1, max: 8}}).
+	Sets []string
+	// Seed, when set, replaces run.seed.
+	Seed *uint64
+}
+
+// File is a loaded, valid workload file: one workload per sweep point (one
+// when the file has no sweep). Nothing is returned for an invalid file.
+type File struct {
+	Path   string      // as given
+	Stem   string      // base name without extension
+	Points []*Workload // resolved and validated, in sweep order
+	Sweep  []SweepAxis // the sweep's axes, in file order
+}
+
+// SweepAxis is one key of a sweep and its values.
+type SweepAxis struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
+}
+
+// Load reads, overrides, decodes and validates a workload file. The error,
+// when not an I/O error, is Errors: every problem found, each with
+// file:line:col (or the --set that caused it), key path and allowed range.
+func Load(path string, opts Options) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(path, data, opts)
+}
+
+// Stem is a path's base name without its .yaml or .yml extension.
+func Stem(path string) string {
+	b := filepath.Base(path)
+	for _, ext := range []string{".yaml", ".yml"} {
+		if s, ok := strings.CutSuffix(b, ext); ok {
+			return s
+		}
+	}
+	return b
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parse reads exactly one YAML document whose root is a mapping.
+func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
+	fail := func(line int, format string, args ...any) (*yaml.Node, Errors) {
+		return nil, Errors{{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}}
+	}
+	if len(data) > FileBytesMax {
+		return fail(0, "file is larger than %d bytes", FileBytesMax)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			root, errs = fail(0, "YAML parser failed: %v", r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fail(0, "empty file: a workload needs at least generators and run")
+		}
+		msg := err.Error()
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return fail(line, "YAML syntax: %s", m[2])
+		}
+		return fail(0, "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := 0
+		if err == nil {
+			line = extra.Line
+		}
+		return fail(line, "more than one YAML document (---): a workload file holds one")
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return fail(0, "empty file: a workload needs at least generators and run")
+	}
+	r := doc.Content[0]
+	if r.Kind != yaml.MappingNode {
+		return nil, Errors{{File: name, Line: r.Line, Col: r.Column, Msg: "the top level must be a mapping of keys (name, adapter, run, regions, generators, sweep), found " + describe(r)}}
+	}
+	return r, nil
+}
+
+// LoadBytes is Load on data already read; name is used in messages.
+func LoadBytes(name string, data []byte, opts Options) (*File, error) {
+	root, perrs := parse(name, data)
+	if perrs != nil {
+		return nil, perrs
+	}
+	origins := map[*yaml.Node]string{}
+	d := newDecoder(name, origins)
+	if len(opts.Sets) > OverridesMax {
+		return nil, Errors{{File: name, Msg: fmt.Sprintf("%d --set overrides, at most %d", len(opts.Sets), OverridesMax)}}
+	}
+	for _, s := range opts.Sets {
+		if err := applySet(root, s, origins); err != nil {
+			d.errs = append(d.errs, &Error{File: name, Origin: "--set " + truncate(s, 80), Msg: err.Error()})
+		}
+	}
+	axes, points := d.sweep(root)
+	if len(points) == 0 {
+		return nil, d.errs
+	}
+	f := &File{Path: name, Stem: Stem(name), Sweep: axes}
+	all := d.errs
+	seen := map[string]bool{}
+	for _, pt := range points {
+		if len(all) >= ErrorsMax {
+			break // enough to fix first; do not decode hundreds of points more
+		}
+		r := cloneNode(root, origins)
+		for _, o := range pt {
+			if err := setPath(r, strings.Split(o.path, "."), cloneNode(o.value, origins), nil); err != nil {
+				all = append(all, &Error{File: name, Line: o.value.Line, Col: o.value.Column, Path: "sweep." + o.path, Msg: err.Error()})
+			}
+		}
+		w, errs := decodeWorkload(name, r, origins, opts)
+		for _, e := range errs {
+			if s := e.Error(); !seen[s] && len(all) < ErrorsMax {
+				seen[s] = true
+				all = append(all, e)
+			}
+		}
+		if w != nil {
+			for _, o := range pt {
+				w.Point = append(w.Point, Override{Path: o.path, Value: o.text})
+			}
+			f.Points = append(f.Points, w)
+		}
+	}
+	if len(all) > 0 {
+		return nil, all
+	}
+	return f, nil
+}
+
+func decodeWorkload(name string, root *yaml.Node, origins map[*yaml.Node]string, opts Options) (*Workload, Errors) {
+	d := newDecoder(name, origins)
+	w := &Workload{}
+	w.setDefaults()
+	d.nodes[""] = root
+	d.decodeStruct(root, "", []reflect.Value{reflect.ValueOf(w).Elem()}, false, "sweep")
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	if w.Name == "" {
+		w.Name = Stem(name)
+	}
+	if opts.Seed != nil {
+		w.Run.Seed = *opts.Seed
+	}
+	d.validate(w)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	return w, nil
+}
+
+// applySet applies one --set path=value to the document.
+func applySet(root *yaml.Node, s string, origins map[*yaml.Node]string) error {
+	path, val, ok := strings.Cut(s, "=")
+	path = strings.TrimSpace(path)
+	if !ok || path == "" {
+		return fmt.Errorf("expected path=value, such as adapter.pcie.lanes=16")
+	}
+	if len(path) > overridePathMax {
+		return fmt.Errorf("path longer than %d characters", overridePathMax)
+	}
+	segs := strings.Split(path, ".")
+	for _, sg := range segs {
+		if sg == "" {
+			return fmt.Errorf("path %q has an empty segment", path)
+		}
+	}
+	vn, err := parseValue(val)
+	if err != nil {
+		return err
+	}
+	label := "--set " + truncate(s, 80)
+	markOrigin(vn, label, origins)
+	return setPath(root, segs, vn, func(n *yaml.Node) { origins[n] = label })
+}
+
+// parseValue parses an override's value as YAML (a scalar, or a flow
+// mapping or list). An empty value is null.
+func parseValue(val string) (*yaml.Node, error) {
+	var doc yaml.Node
+	if len(val) > 4096 {
+		return nil, fmt.Errorf("value longer than 4096 characters")
+	}
+	if err := yaml.Unmarshal([]byte(val), &doc); err != nil {
+		return nil, fmt.Errorf("value %q is not valid YAML: %s", truncate(val, 40), strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}, nil
+	}
+	return doc.Content[0], nil
+}
+
+func markOrigin(n *yaml.Node, label string, origins map[*yaml.Node]string) {
+	origins[n] = label
+	for _, c := range n.Content {
+		markOrigin(c, label, origins)
+	}
+}
+
+// setPath sets the value at segs below root, creating mappings for missing
+// keys. A list element is named by its index or by its `name`. created, if
+// not nil, is told about every node made here.
+func setPath(root *yaml.Node, segs []string, val *yaml.Node, created func(*yaml.Node)) error {
+	cur := root
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		here := strings.Join(segs[:i], ".")
+		if here == "" {
+			here = "the top level"
+		}
+		if isNull(cur) {
+			*cur = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: cur.Line, Column: cur.Column}
+		}
+		switch cur.Kind {
+		case yaml.MappingNode:
+			j := -1
+			for k := 0; k+1 < len(cur.Content); k += 2 {
+				if cur.Content[k].Value == seg {
+					j = k
+				}
+			}
+			if j >= 0 {
+				if last {
+					cur.Content[j+1] = val
+					return nil
+				}
+				cur = cur.Content[j+1]
+				continue
+			}
+			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
+			next := val
+			if !last {
+				next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			}
+			if created != nil {
+				created(key)
+				created(next)
+			}
+			cur.Content = append(cur.Content, key, next)
+			cur = next
+		case yaml.SequenceNode:
+			j := -1
+			if idx, err := strconv.Atoi(seg); err == nil {
+				if idx < 0 || idx >= len(cur.Content) {
+					return fmt.Errorf("%s has %d elements; no element %d", here, len(cur.Content), idx)
+				}
+				j = idx
+			} else {
+				for k, c := range cur.Content {
+					if elemSeg(c, k) == seg {
+						j = k
+						break
+					}
+				}
+				if j < 0 {
+					return fmt.Errorf("%s has no element named %q (name an element by its index or its name)", here, seg)
+				}
+			}
+			if last {
+				cur.Content[j] = val
+				return nil
+			}
+			cur = cur.Content[j]
+		default:
+			return fmt.Errorf("%s is %s, not a mapping or list, so it has no %q", here, describe(cur), seg)
+		}
+	}
+	return nil
+}
+
+// cloneNode deep-copies a node tree, keeping override origins.
+func cloneNode(n *yaml.Node, origins map[*yaml.Node]string) *yaml.Node {
+	c := *n
+	if o, ok := origins[n]; ok {
+		origins[&c] = o
+	}
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, x := range n.Content {
+			c.Content[i] = cloneNode(x, origins)
+		}
+	}
+	return &c
+}
+
+type pointValue struct {
+	path  string
+	value *yaml.Node
+	text  string
+}
+
+// sweep removes the top-level `sweep` key and returns its axes and the
+// points (cartesian product, first axis outermost). Without a sweep there
+// is one point with no overrides.
+func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
+	var sn *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "sweep" {
+			sn = root.Content[i+1]
+			root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
+			break
+		}
+	}
+	points := [][]pointValue{nil}
+	if sn == nil || isNull(sn) {
+		return nil, points
+	}
+	if sn.Kind != yaml.MappingNode {
+		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
+		return nil, nil
+	}
+	if len(sn.Content)/2 > SweepAxesMax {
+		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
+		return nil, nil
+	}
+	var axes []SweepAxis
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(sn.Content); i += 2 {
+		k, v := sn.Content[i], sn.Content[i+1]
+		kp := "sweep." + k.Value
+		if k.Kind != yaml.ScalarNode || k.Value == "" || strings.Contains(k.Value, "..") || strings.HasPrefix(k.Value, ".") ||
+			strings.HasSuffix(k.Value, ".") || strings.HasPrefix(k.Value, "sweep") {
+			d.errAt(k, "sweep", "a sweep key is a dotted path such as regions.data.pages, found %s", describe(k))
+			continue
+		}
+		if seen[k.Value] {
+			d.errAt(k, kp, "duplicate key")
+			continue
+		}
+		seen[k.Value] = true
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || len(v.Content) > SweepValuesMax {
+			d.errAt(v, kp, "expected a list of 1..%d values, found %s", SweepValuesMax, describe(v))
+			continue
+		}
+		ax := SweepAxis{Path: k.Value}
+		var next [][]pointValue
+		for _, p := range points {
+			for _, val := range v.Content {
+				q := append(append([]pointValue(nil), p...), pointValue{path: k.Value, value: val, text: nodeText(val)})
+				next = append(next, q)
+			}
+			if len(next) > SweepPointsMax {
+				d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
+				return nil, nil
+			}
+		}
+		for _, val := range v.Content {
+			ax.Values = append(ax.Values, nodeText(val))
+		}
+		points = next
+		axes = append(axes, ax)
+	}
+	return axes, points
+}
+
+// nodeText is a compact form of a value node for labels.
+func nodeText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	c := *n
+	c.Style = yaml.FlowStyle
+	b, err := yaml.Marshal(&c)
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}

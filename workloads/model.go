@@ -1,0 +1,168 @@
+package workloads
+
+import (
+	"fmt"
+
+	"nicsim/mtt"
+	"nicsim/pcie"
+	"nicsim/sim"
+)
+
+// Model is the simulated hardware one run point drives: today the NIC's
+// PCIe link with its DMA engine and the translation unit on it; the NIC
+// (QPs, CQs, the NDK provider) joins as one more field. Kinds reach the
+// blocks they need through it.
+type Model struct {
+	Env      *sim.Env
+	Link     *pcie.Link
+	TPT      *mtt.Translator
+	Registry *sim.Registry
+	regions  []BuiltRegion
+	gens     []*generator
+	kickEv   bool
+	// endSnap is taken when the last generator completes its measured
+	// operations, so that an ops run's window figures end exactly there.
+	endSnap *snapshot
+}
+
+func (m *Model) generatorDone(now sim.Tick) {
+	for _, g := range m.gens {
+		if !g.done {
+			return
+		}
+	}
+	s := takeSnapshot(m, now)
+	m.endSnap = &s
+	m.Env.Engine.Stop()
+}
+
+// BuiltRegion is a region registered in the model.
+type BuiltRegion struct {
+	Region
+	Token  mtt.Token
+	BaseVA uint64 // first byte; VA equals host address
+}
+
+// Model block names, as statistics and traces show them.
+const (
+	LinkName = "NIC.PCIe"
+	TPTName  = "NIC.TPT"
+	statsTPT = "NIC"
+)
+
+// hostBase is where region pages live in host memory (2 MiB-aligned).
+const hostBase = 0x10_0000_0000
+
+// Build makes the model of a workload: the link and translation unit from
+// the adapter, the regions registered, statistics registered under the
+// model's names.
+func Build(w *Workload) (*Model, error) {
+	env := sim.NewEnv(w.Run.Seed)
+	link, err := pcie.New(LinkName, w.Adapter.PCIe, env)
+	if err != nil {
+		return nil, err
+	}
+	tpt, err := mtt.New(TPTName, w.Adapter.MTT, link.DMA(), env)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Env: env, Link: link, TPT: tpt, Registry: sim.NewRegistry()}
+	if err := link.Register(m.Registry); err != nil {
+		return nil, err
+	}
+	if err := tpt.Stats.Register(m.Registry, statsTPT); err != nil {
+		return nil, err
+	}
+	link.DMA().AddWaker(m)
+	host := uint64(hostBase)
+	for _, r := range w.Regions {
+		br, err := m.register(r, host)
+		if err != nil {
+			return nil, fmt.Errorf("region %q: %w", r.Name, err)
+		}
+		m.regions = append(m.regions, br)
+		host += r.Bytes()
+		host = (host + 1<<mtt.PageShift2M - 1) &^ (1<<mtt.PageShift2M - 1)
+	}
+	return m, nil
+}
+
+func (m *Model) register(r Region, host uint64) (BuiltRegion, error) {
+	shift := uint8(mtt.PageShift4K)
+	if r.PageBytes == 1<<mtt.PageShift2M {
+		shift = mtt.PageShift2M
+	}
+	var rights mtt.Rights
+	for _, s := range r.Rights {
+		switch s {
+		case "local_write":
+			rights |= mtt.RightLocalWrite
+		case "remote_read":
+			rights |= mtt.RightRemoteRead
+		case "remote_write":
+			rights |= mtt.RightRemoteWrite
+		}
+	}
+	tok, err := m.TPT.Keys().Alloc(mtt.KindMR, 1)
+	if err != nil {
+		return BuiltRegion{}, err
+	}
+	off, err := m.TPT.MTT().Alloc(uint32(r.Pages))
+	if err != nil {
+		return BuiltRegion{}, err
+	}
+	pages := make([]uint64, r.Pages)
+	for i := range pages {
+		pages[i] = host + uint64(i)<<shift
+	}
+	if err := m.TPT.MTT().Set(off, shift, pages); err != nil {
+		return BuiltRegion{}, err
+	}
+	reg := mtt.Region{BaseVA: host, Length: r.Bytes(), Rights: rights, PageShift: shift, MTTOffset: off,
+		MTTCount: uint32(r.Pages), XlateVA: host}
+	if err := m.TPT.Keys().SetRegion(tok, reg); err != nil {
+		return BuiltRegion{}, err
+	}
+	return BuiltRegion{Region: r, Token: tok, BaseVA: host}, nil
+}
+
+// Region finds a registered region by name.
+func (m *Model) Region(name string) (*BuiltRegion, bool) {
+	for i := range m.regions {
+		if m.regions[i].Name == name {
+			return &m.regions[i], true
+		}
+	}
+	return nil, false
+}
+
+// Wake implements sim.Waker (the DMA engine wakes the model when its queue
+// frees room): it kicks blocked generators.
+func (m *Model) Wake() { m.Kick() }
+
+// Kick makes every generator that found the model busy try again, in an
+// event at the current time (never re-entrantly).
+func (m *Model) Kick() {
+	if m.kickEv {
+		return
+	}
+	for _, g := range m.gens {
+		if g.blocked {
+			m.kickEv = true
+			m.Env.Engine.After(0, sim.PrioDefault, kickHandler{m}, 0)
+			return
+		}
+	}
+}
+
+type kickHandler struct{ m *Model }
+
+func (k kickHandler) Handle(now sim.Tick, _ uint64) {
+	k.m.kickEv = false
+	for _, g := range k.m.gens {
+		if g.blocked {
+			g.blocked = false
+			g.fill(now)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package workloads
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"nicsim/mtt"
+	"nicsim/pcie"
+)
+
+// Adapter is the model configuration of a run: a named preset plus
+// overrides of any model parameter, one section per model package, keyed
+// by the spec's JSON field names. Adding a model is one field here (the
+// NIC will be `NIC nic.Spec `yaml:"nic" json:"nic"“), its values in each
+// preset, and a rule table in modelRules.
+type Adapter struct {
+	Preset string    `yaml:"preset" json:"preset"`
+	PCIe   pcie.Spec `yaml:"pcie" json:"pcie"`
+	MTT    mtt.Spec  `yaml:"mtt" json:"mtt"`
+}
+
+// ValueSource says where one preset value comes from: a HARDWARE.md section, or
+// "assumed: <why>".
+type ValueSource struct {
+	Key    string // dotted key below adapter, such as pcie.tags_max
+	Source string
+}
+
+// Preset is a named adapter configuration with the source of every value.
+type Preset struct {
+	Name    string
+	Summary string
+	Adapter Adapter
+	// Sources holds the source of each key that differs from, or has a
+	// different reason than, the base preset; other keys take the base's.
+	Sources []ValueSource
+	Base    string // preset whose sources fill the rest ("" for the base itself)
+}
+
+// DefaultPreset is used when a file names none.
+const DefaultPreset = "e5-gen3x8"
+
+// presets is the table `nicsim presets` prints, in this order.
+var presets = []Preset{
+	{
+		Name:    "e5-gen3x8",
+		Summary: "the pcie-bench host: PCIe gen3 x8 to an E5-class Xeon (HARDWARE.md 1); pcie.DefaultSpec + mtt.DefaultSpec",
+		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec()},
+		Sources: e5Sources,
+	},
+	{
+		Name: "gen4x16",
+		Summary: "a ConnectX-6-class NIC on PCIe gen4 x16 (HARDWARE.md 7); link, tags and DMA rate assumed, " +
+			"host latency of the E5 host (no gen4 host is measured in HARDWARE.md)",
+		Adapter: gen4x16(),
+		Base:    "e5-gen3x8",
+		Sources: []ValueSource{
+			{"pcie.gen", "HARDWARE.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
+			{"pcie.lanes", "HARDWARE.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
+			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound at 4 KiB on gen4 x16 (docs/pcie.md: 32 tags cap 4 KiB reads at 111 Gb/s)"},
+			{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH credits, limit reads"},
+			{"pcie.read_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (HARDWARE.md 7) taken as the DMA engine's request rate, 1/215 MHz"},
+			{"pcie.write_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (HARDWARE.md 7), 1/215 MHz"},
+			{"pcie.queue_depth", "assumed: a DMA command queue of 256 entries for a 4x faster link"},
+			{"pcie.host_read_latency_fixed_ns", "assumed: the E5 host's fit (HARDWARE.md 1.1); no gen4 host latency in HARDWARE.md"},
+			{"pcie.host_read_latency_per_byte_ns", "assumed: the E5 host's slope (HARDWARE.md 1.1); no gen4 host figure"},
+		},
+	},
+}
+
+func gen4x16() Adapter {
+	a := Adapter{Preset: "gen4x16", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec()}
+	a.PCIe.Gen, a.PCIe.Lanes = 4, 16
+	a.PCIe.TagsMax = 256
+	a.PCIe.HostNPHCredits = 256
+	a.PCIe.ReadIssueCostPS = 4651 // 1e12 / 215e6
+	a.PCIe.WriteIssueCostPS = 4651
+	a.PCIe.QueueDepth = 256
+	return a
+}
+
+// e5Sources gives the source of every value of pcie.DefaultSpec and
+// mtt.DefaultSpec, from the comments in pcie/spec.go and mtt/spec.go and
+// from docs/pcie.md and docs/mtt.md.
+var e5Sources = []ValueSource{
+	{"pcie.gen", "HARDWARE.md 1: NFP-6000 on PCIe gen3 x8"},
+	{"pcie.lanes", "HARDWARE.md 1"},
+	{"pcie.ecrc", "assumed: ECRC is rarely enabled; section 1.4 overheads exclude it"},
+	{"pcie.addr64", "HARDWARE.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form"},
+	{"pcie.link_latency_ns", "assumed: ~10 ns per direction for PHY pipelines and a short trace (HARDWARE.md 10); only its sum with the host fixed latency is calibrated"},
+	{"pcie.mps_bytes", "HARDWARE.md 1.3: measured at MPS 256"},
+	{"pcie.mrrs_bytes", "assumed: common BIOS default"},
+	{"pcie.rcb_bytes", "HARDWARE.md 11: root ports use 64"},
+	{"pcie.completion_split", "HARDWARE.md 11: modern hosts complete in MPS-sized pieces"},
+	{"pcie.tags_max", "assumed: 5-bit tags; 62 M reads/s x 546 ns needs ~34 outstanding (HARDWARE.md 1.1, 1.3)"},
+	{"pcie.host_ph_credits", "assumed: typical root-port buffer (HARDWARE.md 10, no public figure)"},
+	{"pcie.host_pd_credits", "assumed: 16 KiB of posted data (HARDWARE.md 10)"},
+	{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH, limit reads"},
+	{"pcie.host_npd_credits", "0 = infinite: MRd carries no data"},
+	{"pcie.host_cplh_credits", "0 = infinite: root ports advertise infinite completion credits"},
+	{"pcie.host_cpld_credits", "0 = infinite: root ports advertise infinite completion credits"},
+	{"pcie.nic_ph_credits", "assumed: a doorbell/WQE buffer of 32 TLPs"},
+	{"pcie.nic_pd_credits", "assumed: 2 KiB of MMIO write data (32 x 64 B)"},
+	{"pcie.nic_nph_credits", "assumed: small; the host does not read the NIC"},
+	{"pcie.nic_npd_credits", "assumed: small; the host does not read the NIC"},
+	{"pcie.nic_cplh_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
+	{"pcie.nic_cpld_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
+	{"pcie.host_read_latency_fixed_ns", "HARDWARE.md 1.1: E5 fit ~525 ns + 0.30 ns/B, minus what the link model adds (issue 16.1 + MRd 3.0 + 2 x 10 ns): 64 B read = 546 ns"},
+	{"pcie.host_read_latency_per_byte_ns", "HARDWARE.md 1.1 slope, fitted with the link's own serialisation"},
+	{"pcie.mmio_issue_gap_ns", "HARDWARE.md 2: UC MMIO TLPs leave 50-300 ns apart"},
+	{"pcie.mmio_wc_issue_gap_ns", "HARDWARE.md 9: ~175 M WC lines/s ceiling"},
+	{"pcie.mmio_queue_max", "assumed: bounded CPU store/WC buffer backlog"},
+	{"pcie.read_issue_cost_ps", "HARDWARE.md 1.3: ~62 M reads/s at 64 B on the NFP engine"},
+	{"pcie.write_issue_cost_ps", "HARDWARE.md 1.3: ~47 M writes/s at 64 B"},
+	{"pcie.queue_depth", "assumed: a DMA command queue of 64 entries"},
+	{"pcie.msix_queue_max", "assumed: bound on pending MSI-X writes"},
+	{"mtt.clock_period_ps", "assumed: ConnectX-6 Dx hca_core_clock 1 GHz (HARDWARE.md 7); pipeline clock unpublished"},
+	{"mtt.key_table_entries_max", "assumed: ConnectX-5 allows 2^24 MRs (HARDWARE.md 3), too many to hold; HanGu caches 40000 (8)"},
+	{"mtt.mpt_entry_bytes", "HARDWARE.md 6/8: HanGu MPT entry 32 B; section 9 gives 32-64 B"},
+	{"mtt.mtt_entries_max", "assumed: 4 GiB of 4 KiB pages; mlx4 log_num_mtt sets it (HARDWARE.md 6)"},
+	{"mtt.mtt_alloc_policy", "assumed: first-fit"},
+	{"mtt.mpt_base_addr", "assumed: any 64 B-aligned, non-overlapping ICM address"},
+	{"mtt.mtt_base_addr", "assumed: any 64 B-aligned, non-overlapping ICM address"},
+	{"mtt.mpt_cache.entries_max", "assumed: ConnectX sizes unpublished (HARDWARE.md 3/10); 1024 x 32 B = 32 KiB SRAM"},
+	{"mtt.mpt_cache.ways", "assumed: 4 ways, as Coyote's TLB (HARDWARE.md 8)"},
+	{"mtt.mpt_cache.line_bytes", "one 32 B MPT entry per line: the key cache caches entries by index"},
+	{"mtt.mpt_cache.policy", "assumed: LRU; random (HanGu, HARDWARE.md 8) available"},
+	{"mtt.mpt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (HARDWARE.md 8); ASIC SRAM read + compare in 4 ns"},
+	{"mtt.mpt_cache.ports_per_cycle", "assumed: one lookup pipe per cache"},
+	{"mtt.mpt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (HARDWARE.md 8)"},
+	{"mtt.mtt_cache.entries_max", "assumed: Coyote 4 KiB-page TLB, 2^10 sets x 4 ways (HARDWARE.md 8): 16 MiB reach"},
+	{"mtt.mtt_cache.ways", "HARDWARE.md 8: Coyote TLB is 4-way"},
+	{"mtt.mtt_cache.line_bytes", "HARDWARE.md 6/9: 8 MTT entries, the UMR/fetch unit"},
+	{"mtt.mtt_cache.policy", "assumed: LRU; random (HanGu, HARDWARE.md 8) available"},
+	{"mtt.mtt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (HARDWARE.md 8); ASIC SRAM read + compare in 4 ns"},
+	{"mtt.mtt_cache.ports_per_cycle", "assumed: one lookup pipe per cache"},
+	{"mtt.mtt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (HARDWARE.md 8)"},
+	{"mtt.requests_max", "assumed: bounds translate requests in flight (Coyote allows 16; a NIC serving several QPs needs more)"},
+	{"mtt.write_ops_max", "assumed: bounds registration writes in flight"},
+	{"mtt.mtt_write_bytes_max", "HARDWARE.md 6: UMR MTT updates in 64 B units (MLX5_UMR_MTT_ALIGNMENT)"},
+	{"mtt.cache_write_policy", "assumed: invalidate; update keeps cached copies (write-through)"},
+}
+
+// Presets returns the preset table in its fixed order.
+func Presets() []Preset { return presets }
+
+// PresetByName finds a preset.
+func PresetByName(name string) (Preset, bool) {
+	for _, p := range presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// PresetNames lists the presets' names in table order.
+func PresetNames() []string {
+	n := make([]string, len(presets))
+	for i, p := range presets {
+		n[i] = p.Name
+	}
+	return n
+}
+
+// PresetValue is one row of `nicsim presets`.
+type PresetValue struct {
+	Key    string // dotted key below adapter
+	Value  string // JSON form
+	Source string
+}
+
+// Values lists every model parameter of the preset with its value and
+// source, in spec field order.
+func (p Preset) Values() []PresetValue {
+	var out []PresetValue
+	src := func(key string) string {
+		for _, s := range p.Sources {
+			if s.Key == key {
+				return s.Source
+			}
+		}
+		if b, ok := PresetByName(p.Base); ok && p.Base != "" {
+			for _, s := range b.Sources {
+				if s.Key == key {
+					return "as " + b.Name + ": " + s.Source
+				}
+			}
+		}
+		return "unsourced"
+	}
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		for _, f := range fieldsOf(v.Type()) {
+			fv := v.Field(f.index)
+			key := joinPath(prefix, f.name)
+			if fv.Kind() == reflect.Struct {
+				walk(key, fv)
+				continue
+			}
+			b, _ := json.Marshal(fv.Interface())
+			out = append(out, PresetValue{Key: key, Value: string(b), Source: src(key)})
+		}
+	}
+	a := reflect.ValueOf(p.Adapter)
+	for _, f := range fieldsOf(a.Type()) {
+		if f.name == "preset" {
+			continue
+		}
+		walk(f.name, a.Field(f.index))
+	}
+	return out
+}
+
+// modelRules bounds every model parameter a file can set, by the spec's
+// JSON names. They follow each package's Validate, and are tighter where
+// Validate allows values that would take a simulator gigabytes
+// (key_table_entries_max, mtt_entries_max, cache entries). Validate still
+// runs afterwards for the rules that involve several fields.
+var modelRules = map[reflect.Type]map[string]string{
+	reflect.TypeFor[pcie.Spec](): {
+		"gen": "1..5", "lanes": "1|2|4|8|16", "link_latency_ns": "0..1e7",
+		"mps_bytes": "pow2 128..4096", "mrrs_bytes": "pow2 128..4096", "rcb_bytes": "64|128",
+		"completion_split": "mps|rcb", "tags_max": "1..65536",
+		"host_ph_credits": "0..2^20", "host_pd_credits": "0..2^20", "host_nph_credits": "0..2^20",
+		"host_npd_credits": "0..2^20", "host_cplh_credits": "0..2^20", "host_cpld_credits": "0..2^20",
+		"nic_ph_credits": "0..2^20", "nic_pd_credits": "0..2^20", "nic_nph_credits": "0..2^20",
+		"nic_npd_credits": "0..2^20", "nic_cplh_credits": "0..2^20", "nic_cpld_credits": "0..2^20",
+		"host_read_latency_fixed_ns": "0..1e7", "host_read_latency_per_byte_ns": "0..1000",
+		"mmio_issue_gap_ns": "0..1e7", "mmio_wc_issue_gap_ns": "0..1e7", "mmio_queue_max": "1..65536",
+		"read_issue_cost_ps": "0..1e9", "write_issue_cost_ps": "0..1e9",
+		"queue_depth": "1..65536", "msix_queue_max": "1..65536",
+	},
+	reflect.TypeFor[mtt.Spec](): {
+		"clock_period_ps": "1..1e6", "key_table_entries_max": "1..2^20", "mpt_entry_bytes": "pow2 32..256",
+		"mtt_entries_max": "1..2^24", "mtt_alloc_policy": "first-fit|best-fit",
+		"mpt_base_addr": "mult:64 0..2^48", "mtt_base_addr": "mult:64 0..2^48",
+		"requests_max": "1..65536", "write_ops_max": "1..65536", "mtt_write_bytes_max": "mult:64 64..4096",
+		"cache_write_policy": "update|invalidate",
+	},
+	reflect.TypeFor[mtt.CacheSpec](): {
+		"entries_max": "1..2^20", "ways": "1..1024", "line_bytes": "pow2 8..4096", "policy": "lru|random",
+		"latency_cycles": "1..1000", "ports_per_cycle": "1..64", "mshrs_max": "1..4096",
+	},
+}
+
+func modelRule(t reflect.Type, name string) string { return modelRules[t][name] }
+
+// jsonName maps a Go field name of a model spec to its JSON name.
+func jsonName(t reflect.Type, goName string) string {
+	f, ok := t.FieldByName(goName)
+	if !ok {
+		return ""
+	}
+	n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return n
+}
+
+// checkModels runs each model section's own Validate (the rules that span
+// several fields) and reports every complaint at the key it names. Any
+// Adapter field with a `Validate() error` method is a model section, so a
+// new section needs no change here.
+func (a *Adapter) checkModels(d *decoder, path string) {
+	v := reflect.ValueOf(a).Elem()
+	for _, f := range fieldsOf(v.Type()) {
+		fv := v.Field(f.index)
+		m, ok := fv.Interface().(interface{ Validate() error })
+		if !ok {
+			continue
+		}
+		err := m.Validate()
+		if err == nil {
+			continue
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			msg := strings.TrimPrefix(line, f.name+": ")
+			key := ""
+			if name, rest, ok := strings.Cut(msg, " = "); ok && !strings.ContainsAny(name, " ") {
+				key = name
+				if j := jsonName(fv.Type(), name); j != "" {
+					key = j
+				}
+				msg = rest
+			}
+			d.errPath(joinPath(joinPath(path, f.name), key), "%s", msg)
+		}
+	}
+}
+
+// presetList is the preset names for messages.
+func presetList() string {
+	q := make([]string, len(presets))
+	for i, p := range presets {
+		q[i] = fmt.Sprintf("%q", p.Name)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,80 @@
+package workloads
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// elemPath is the path of element i of the list at listPath, as the decoder
+// named it.
+func (d *decoder) elemPath(listPath string, i int) string {
+	if n := d.nodes[listPath]; n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return joinPath(listPath, elemSeg(n.Content[i], i))
+	}
+	return joinPath(listPath, itoa(i))
+}
+
+// validate runs the checks that span several keys. It runs only on a
+// workload that decoded without errors.
+func (d *decoder) validate(w *Workload) {
+	r := &w.Run
+	if r.DurationUS == 0 && r.Ops == 0 {
+		d.errPath("run", "needs duration_us (simulated µs after warm-up) or ops (measured operations per generator), or both")
+	}
+	if r.WarmupUS+r.DurationUS > r.SimTimeMaxUS {
+		d.errPath("run.duration_us", "warmup_us + duration_us = %g µs exceeds sim_time_max_us = %g µs", r.WarmupUS+r.DurationUS, r.SimTimeMaxUS)
+	}
+
+	seen := map[string]string{}
+	var pages uint64
+	for i := range w.Regions {
+		rg := &w.Regions[i]
+		p := d.elemPath("regions", i)
+		if !validName(rg.Name) {
+			d.errPath(joinPath(p, "name"), "a region needs a name of 1..64 letters, digits, '_' or '-', starting with a letter (found %q)", truncate(rg.Name, 40))
+		} else if first, dup := seen[rg.Name]; dup {
+			d.errPath(joinPath(p, "name"), "region %q is defined twice (first at %s)", rg.Name, first)
+		} else {
+			seen[rg.Name] = p
+		}
+		if rg.Pages == 0 {
+			d.errPath(p, "pages is required (1..2^24)")
+		}
+		pages += rg.Pages
+		if pages > uint64(w.Adapter.MTT.MTTEntriesMax) {
+			d.errPath(joinPath(p, "pages"), "regions need %d MTT entries in all, more than adapter.mtt.mtt_entries_max = %d", pages, w.Adapter.MTT.MTTEntriesMax)
+			pages = 0 // report once
+		}
+	}
+	if uint64(len(w.Regions)) > uint64(w.Adapter.MTT.KeyTableEntriesMax) {
+		d.errPath("regions", "%d regions, more than adapter.mtt.key_table_entries_max = %d", len(w.Regions), w.Adapter.MTT.KeyTableEntriesMax)
+	}
+
+	gens := map[string]string{}
+	inflight := 0
+	for i := range w.Generators {
+		g := &w.Generators[i]
+		p := d.elemPath("generators", i)
+		if g.Name == "" {
+			g.Name = fmt.Sprintf("%s-%d", g.Kind, i)
+		}
+		if !validName(g.Name) {
+			d.errPath(joinPath(p, "name"), "a generator name is 1..64 letters, digits, '_' or '-', starting with a letter (found %q)", truncate(g.Name, 40))
+		} else if first, dup := gens[g.Name]; dup {
+			d.errPath(joinPath(p, "name"), "generator %q is defined twice (first at %s)", g.Name, first)
+		} else {
+			gens[g.Name] = p
+		}
+		inflight += g.Streams * g.Outstanding
+		if g.Arrival != nil && g.Arrival.RateMops == 0 {
+			d.errPath(joinPath(p, "arrival"), "rate_mops is required for an open-loop generator (1e-6..1e4 million operations per second)")
+		}
+		if k, ok := LookupKind(g.Kind); ok && k.Check != nil {
+			k.Check(&Checker{d: d, base: p}, w, g)
+		}
+	}
+	if inflight > InFlightMax {
+		d.errPath("generators", "streams x outstanding summed over generators is %d, more than %d", inflight, InFlightMax)
+	}
+}
