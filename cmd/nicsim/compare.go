@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"nicsim/workloads"
+)
+
+func init() {
+	register("compare", "compare two results metric by metric; exit 1 on a regression", runCompare)
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.", stderr)
+	var ths multiFlag
+	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(metricList(), ", "))
+	all := fs.Bool("all", false, "list every compared figure, not only those that changed")
+	format := fs.String("format", "table", "output: table, or benchfmt (Go benchmark format for benchstat)")
+	files, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code
+	}
+	thresholds := map[string]float64{}
+	for _, t := range ths {
+		name, v, err := workloads.ParseThreshold(t)
+		if err != nil {
+			fmt.Fprintf(stderr, "nicsim compare: --%v\n", err)
+			return 2
+		}
+		thresholds[name] = v
+	}
+	if *format != "table" && *format != "benchfmt" {
+		fmt.Fprintf(stderr, "nicsim compare: --format %q is not one of table, benchfmt\n", *format)
+		return 2
+	}
+	if *format == "benchfmt" && len(files) == 1 {
+		r, err := workloads.ReadResult(files[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+			return 1
+		}
+		if err := workloads.WriteBenchfmt(stdout, r, ""); err != nil {
+			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if len(files) != 2 {
+		fmt.Fprintf(stderr, "nicsim compare: want BASE and NEW, got %d argument(s)\n", len(files))
+		fs.Usage()
+		return 2
+	}
+	base, err := workloads.ReadResult(files[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
+		return 1
+	}
+	cur, err := workloads.ReadResult(files[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
+		return 1
+	}
+	if base.Workload != cur.Workload {
+		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
+	}
+	cmp, err := workloads.CompareResults(base, cur, thresholds)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+		return 1
+	}
+	if *format == "benchfmt" {
+		for _, x := range []struct {
+			r     *workloads.Result
+			label string
+		}{{base, "base"}, {cur, "new"}} {
+			if err := workloads.WriteBenchfmt(stdout, x.r, x.label); err != nil {
+				fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+				return 1
+			}
+		}
+	} else {
+		printComparison(stdout, cmp, *all)
+	}
+	fmt.Fprintf(stderr, "nicsim compare: %d regression(s), %d missing, %d improved, %d added\n", cmp.Regressions, cmp.Missing, cmp.Improved, cmp.Added)
+	if cmp.Regressed() {
+		return 1
+	}
+	return 0
+}
+
+func metricList() []string {
+	var out []string
+	for _, m := range workloads.CompareMetrics {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func printComparison(w io.Writer, c *workloads.Comparison, all bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "point\tgenerator\tmetric\tbase\tnew\tchange\tthreshold\tverdict\t")
+	rows := 0
+	for _, ch := range c.Changes {
+		if !all && (ch.Verdict == workloads.Unchanged || ch.Verdict == workloads.Within && ch.ChangePct == 0) {
+			continue
+		}
+		rows++
+		gen := ch.Generator
+		if gen == "" {
+			gen = "-"
+		}
+		if ch.Verdict == workloads.Missing || ch.Verdict == workloads.Added {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\t\t%s\t\n", ch.Point, gen, ch.Metric, ch.Verdict)
+			continue
+		}
+		th := fmt.Sprintf("%g%%", ch.ThresholdPct)
+		if m, _ := workloads.MetricByName(ch.Metric); m.Better == workloads.Neutral {
+			th, ch.Verdict = "-", "info"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", ch.Point, gen, ch.Metric,
+			fmtVal(ch.Base), fmtVal(ch.New), fmtPct(ch.ChangePct), th, ch.Verdict)
+	}
+	if rows == 0 {
+		fmt.Fprintln(tw, "(no figure changed)\t\t\t\t\t\t\t\t")
+	}
+	tw.Flush()
+}
+
+func fmtVal(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func fmtPct(p float64) string {
+	switch {
+	case math.IsInf(p, 1):
+		return "+inf%"
+	case math.IsInf(p, -1):
+		return "-inf%"
+	}
+	return fmt.Sprintf("%+.2f%%", p)
+}
