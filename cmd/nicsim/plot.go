@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"nicsim/workloads"
+)
+
+// plotSpec says what to draw: metrics against the sweep axis X, one line per
+// generator and per combination of the other axes.
+type plotSpec struct {
+	X       string
+	Metrics []string
+}
+
+// plotMetrics are the figures a sweep plot can show, with their axis label.
+var plotMetrics = map[string]struct {
+	label string
+	get   func(*workloads.PointResult, *workloads.GenResult) float64
+}{
+	"throughput_mops": {"throughput (Mops/s)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.ThroughputMops }},
+	"goodput_gbps":    {"goodput (Gb/s)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.GoodputGbps }},
+	"latency_ns_mean": {"mean latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.Mean }},
+	"latency_ns_p50":  {"p50 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P50 }},
+	"latency_ns_p99":  {"p99 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P99 }},
+	"latency_ns_p999": {"p99.9 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P999 }},
+	"mtt_hit_rate":    {"MTT cache hit rate", func(p *workloads.PointResult, _ *workloads.GenResult) float64 { return p.MTT.MTTHitRate }},
+	"mpt_hit_rate":    {"MPT cache hit rate", func(p *workloads.PointResult, _ *workloads.GenResult) float64 { return p.MTT.MPTHitRate }},
+	"pcie_up_utilization": {"PCIe utilisation NIC->host", func(p *workloads.PointResult, _ *workloads.GenResult) float64 {
+		return p.PCIe.UpUtilization
+	}},
+	"pcie_down_utilization": {"PCIe utilisation host->NIC", func(p *workloads.PointResult, _ *workloads.GenResult) float64 {
+		return p.PCIe.DownUtilization
+	}},
+}
+
+func plotMetricNames() []string {
+	var out []string
+	for n := range plotMetrics {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkPlotSpec validates the plot flags against a sweep's axes.
+func checkPlotSpec(ps plotSpec, axes []workloads.SweepAxis) error {
+	if ps.X != "" {
+		found := false
+		for _, a := range axes {
+			found = found || a.Path == ps.X
+		}
+		if !found {
+			var names []string
+			for _, a := range axes {
+				names = append(names, a.Path)
+			}
+			return fmt.Errorf("--x %q is not an axis of the sweep (axes: %s)", ps.X, strings.Join(names, ", "))
+		}
+	}
+	for _, m := range ps.Metrics {
+		if _, ok := plotMetrics[m]; !ok {
+			return fmt.Errorf("--metric %q is not one of %s", m, strings.Join(plotMetricNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// writePlots draws each metric against the X axis as PNG and SVG in dir and
+// returns the files written. A result without a sweep has nothing to plot.
+func writePlots(dir string, r *workloads.Result, ps plotSpec) ([]string, error) {
+	if len(r.Sweep) == 0 || len(r.Points) < 2 {
+		return nil, nil
+	}
+	x := ps.X
+	if x == "" {
+		x = r.Sweep[0].Path
+	}
+	var files []string
+	for _, m := range ps.Metrics {
+		p, err := metricPlot(r, x, m)
+		if err != nil {
+			return files, err
+		}
+		for _, ext := range []string{"png", "svg"} {
+			name := filepath.Join(dir, fmt.Sprintf("%s-vs-%s.%s", m, sanitize(x), ext))
+			if err := p.Save(7*vg.Inch, 4.5*vg.Inch, name); err != nil {
+				return files, fmt.Errorf("plot %s: %w", name, err)
+			}
+			files = append(files, name)
+		}
+	}
+	return files, nil
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '=' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
+	pm := plotMetrics[metric]
+	// x values: numeric when every value parses, else nominal.
+	var xs []string
+	for _, a := range r.Sweep {
+		if a.Path == x {
+			xs = a.Values
+		}
+	}
+	xnum := make([]float64, len(xs))
+	numeric := true
+	for i, v := range xs {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			numeric = false
+			break
+		}
+		xnum[i] = f
+	}
+	xIndex := map[string]int{}
+	for i, v := range xs {
+		xIndex[v] = i
+	}
+	series := map[string]plotter.XYs{}
+	var order []string
+	for pi := range r.Points {
+		pt := &r.Points[pi]
+		xv, rest := "", []string{}
+		for _, o := range pt.Point {
+			if o.Path == x {
+				xv = o.Value
+			} else {
+				rest = append(rest, o.Path+"="+o.Value)
+			}
+		}
+		xi, ok := xIndex[xv]
+		if !ok {
+			continue
+		}
+		xf := float64(xi)
+		if numeric {
+			xf = xnum[xi]
+		}
+		perPoint := metric == "mtt_hit_rate" || metric == "mpt_hit_rate" || strings.HasPrefix(metric, "pcie_")
+		for gi := range pt.Generators {
+			g := &pt.Generators[gi]
+			name := g.Name
+			if perPoint {
+				name = "all"
+			}
+			if len(rest) > 0 {
+				name += " " + strings.Join(rest, " ")
+			}
+			if _, seen := series[name]; !seen {
+				order = append(order, name)
+			}
+			series[name] = append(series[name], plotter.XY{X: xf, Y: pm.get(pt, g)})
+			if perPoint {
+				break
+			}
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s vs %s", r.Workload, pm.label, x)
+	p.X.Label.Text = x
+	p.Y.Label.Text = pm.label
+	p.Legend.Top = true
+	if numeric && logScaled(xnum) {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if !numeric {
+		p.NominalX(xs...)
+	}
+	for i, name := range order {
+		pts := series[name]
+		sort.Slice(pts, func(a, b int) bool { return pts[a].X < pts[b].X })
+		l, s, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s, series %s: %w", metric, name, err)
+		}
+		l.Color = plotutil.Color(i)
+		s.Color = plotutil.Color(i)
+		s.Shape = plotutil.Shape(i)
+		p.Add(l, s)
+		p.Legend.Add(name, l, s)
+	}
+	return p, nil
+}
+
+// logScaled says whether positive x values span more than two decades.
+func logScaled(xs []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range xs {
+		if v <= 0 {
+			return false
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return hi/lo > 100
+}
