@@ -144,7 +144,7 @@ func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
 			if o.Path == x {
 				xv = o.Value
 			} else {
-				rest = append(rest, o.Path+"="+o.Value)
+				rest = append(rest, shortPath(o.Path)+"="+o.Value)
 			}
 		}
 		xi, ok := xIndex[xv]
@@ -158,12 +158,14 @@ func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
 		perPoint := metric == "mtt_hit_rate" || metric == "mpt_hit_rate" || strings.HasPrefix(metric, "pcie_")
 		for gi := range pt.Generators {
 			g := &pt.Generators[gi]
-			name := g.Name
-			if perPoint {
-				name = "all"
+			var parts []string
+			if !perPoint && len(pt.Generators) > 1 {
+				parts = append(parts, g.Name)
 			}
-			if len(rest) > 0 {
-				name += " " + strings.Join(rest, " ")
+			parts = append(parts, rest...)
+			name := strings.Join(parts, " ")
+			if name == "" {
+				name = g.Name
 			}
 			if _, seen := series[name]; !seen {
 				order = append(order, name)
@@ -178,13 +180,23 @@ func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
 	p.Title.Text = fmt.Sprintf("%s: %s vs %s", r.Workload, pm.label, x)
 	p.X.Label.Text = x
 	p.Y.Label.Text = pm.label
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = false, true
 	if numeric && logScaled(xnum) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	if !numeric {
 		p.NominalX(xs...)
+	}
+	var ys []float64
+	for _, name := range order {
+		for _, xy := range series[name] {
+			ys = append(ys, xy.Y)
+		}
+	}
+	if logScaled(ys) {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, name := range order {
 		pts := series[name]
@@ -200,6 +212,16 @@ func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
 		p.Legend.Add(name, l, s)
 	}
 	return p, nil
+}
+
+// shortPath keeps the last two elements of a key path for legends:
+// adapter.mtt.mtt_cache.entries_max -> mtt_cache.entries_max.
+func shortPath(p string) string {
+	parts := strings.Split(p, ".")
+	if len(parts) <= 2 {
+		return p
+	}
+	return strings.Join(parts[len(parts)-2:], ".")
 }
 
 // logScaled says whether positive x values span more than two decades.
