@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines clean help
 
 all: build test
 
@@ -19,6 +19,8 @@ help:
 	@echo "make lint         gofmt check, go vet, staticcheck"
 	@echo "make bench        kernel, PCIe and MTT benchmarks with allocation counts"
 	@echo "make determinism  run the determinism tests twice with -count=2"
+	@echo "make regress      rerun results/baselines and compare; fails on a regression"
+	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
 
 build:
 	$(GO) build -o $(BIN)/nicsim ./cmd/nicsim
@@ -51,6 +53,12 @@ bench:
 
 determinism:
 	$(GO) test -count=2 -run 'Determin|ByteIdentical' $(PKGS)
+
+regress:
+	$(GO) run ./cmd/nicsim regress
+
+baselines:
+	$(GO) run ./cmd/nicsim regress --update
 
 clean:
 	rm -rf $(BIN)
