@@ -41,6 +41,9 @@ const (
 	evFirmware  = 8 << evShift // firmware command done: pending-call id
 	evInitDone  = 9 << evShift // MPT write of InitializeFastRegisterMr done: pending-call id
 	evWriteDone = 10 << evShift
+	evFwCmd     = 11 << evShift // firmware command MMIO arrived: command id
+	evDataRead  = 12 << evShift // payload DMA read of a Write/Send done: outbound id
+	evDataWrite = 13 << evShift // Read data placed in host memory: qpn<<32 | slot
 
 	mmioWQEBit = 1 << 55
 	flushBit   = 1 << 54
@@ -73,6 +76,24 @@ type Adapter struct {
 	doorbellOverflow []item // doorbell records beyond the doorbell FIFO
 	initWaiting      []int  // pending initialisations waiting for a TPT write slot
 
+	fw        firmware // RegisterMr/DeregisterMr command path
+	mwByIndex []*MW    // window objects by key-table index
+	mrByIndex []*MR    // MR objects by key-table index (READ_SINK check)
+
+	// Remote data path.
+	mem       *HostMemory
+	wire      *Wire
+	wireEnd   int
+	resp      responder
+	scratch   []uint64
+	outbound  []packet // requests executed, waiting to leave in order (payload reads)
+	outUsed   []bool
+	outReady  []bool
+	outQ      []int        // outbound ids in execution order
+	dataQ     []dataDMAReq // data DMAs waiting for room in the DMA queue
+	dmaRetry  dmaRetry
+	fwWaiting bool // the firmware waits for a TPT write slot
+
 	// Pipeline.
 	doorbell   *stage
 	sched      *scheduler
@@ -98,13 +119,14 @@ type mmioReq struct {
 }
 
 type pendingCall struct {
-	create  CreateCompletion
-	request RequestCompletion
-	ctx     uint64
-	pd      *PD
-	fast    bool
-	mr      *MR
-	used    bool
+	create   CreateCompletion
+	createMw func(ctx uint64, status Status, mw *MW)
+	request  RequestCompletion
+	ctx      uint64
+	pd       *PD
+	fast     bool
+	mr       *MR
+	used     bool
 }
 
 // New builds the adapter named name (e.g. "NIC") on env. mmio is the host
@@ -128,6 +150,10 @@ func New(name string, spec Spec, env *sim.Env, mmio MMIO, dma DMA) (*Adapter, er
 	a := &Adapter{name: name, spec: spec, info: spec.Info(), env: env, eng: env.Engine, clock: clock,
 		mmio: mmio, dma: dma, tpt: tpt, host: hostMem{next: spec.HostBaseAddr}, mrPool: spec.MRPoolEntries,
 		hazards: make([]hazard, spec.TPT.KeyTableEntriesMax)}
+	a.fw.a = a
+	a.resp.a = a
+	a.dmaRetry.a = a
+	a.mem = NewHostMemory(int(spec.HostMemoryPagesMax))
 	if err := a.build(); err != nil {
 		return nil, err
 	}
@@ -177,6 +203,13 @@ func (a *Adapter) Handle(now sim.Tick, arg uint64) {
 		a.initDone(now, int(arg&evMask))
 	case evWriteDone:
 		a.writeDone()
+	case evDataRead:
+		a.dataReadDone(int(arg & evMask))
+	case evDataWrite:
+		a.finishRemote(a.qps[(arg&evMask)>>32], uint64(uint32(arg)), now)
+	case evFwCmd:
+		a.retryHostMMIO()
+		a.fw.arrived(int(arg & evMask))
 	default:
 		panic(fmt.Sprintf("nic: %s: unknown event %#x", a.name, arg))
 	}
@@ -211,6 +244,10 @@ func (a *Adapter) writeDone() {
 		id := a.initWaiting[0]
 		a.initWaiting = a.initWaiting[1:]
 		a.writeInitMPT(id)
+	}
+	if a.fwWaiting && a.tpt.CanWrite() {
+		a.fwWaiting = false
+		a.fw.advance()
 	}
 	for _, e := range a.engines {
 		e.mttWrite.drv.Wake()

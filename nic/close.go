@@ -2,14 +2,17 @@ package nic
 
 import "nicsim/mtt"
 
-// CloseObject is NdkCloseObject for a *PD, *CQ, *QP or *MR (NDK.md 2.K).
+// CloseObject is NdkCloseObject for a *PD, *CQ, *QP, *MR or *MW (NDK.md 2.K).
 // STATUS_SUCCESS means closed, with no callback. STATUS_PENDING means done
 // runs exactly once, later, as the object's last callback:
 //
 //   - a QP with requests the NIC has not retired yet is flushed (rule 63)
 //     and closes when the last one is retired;
-//   - a PD with open MRs or QPs, or a CQ with open QPs (an antecedent
-//     closed first, rule 64) closes when its last successor closes.
+//   - a PD with open MRs, MWs or QPs, a CQ with open QPs, or an MR with
+//     windows bound to it (an antecedent closed first, rules 53, 64) closes
+//     when its last successor closes;
+//   - an MR with a RegisterMr/DeregisterMr in flight closes after that
+//     request's callback (rule 63).
 //
 // Closing an MR frees its key-table entry (its tokens die) and MTT range.
 func (a *Adapter) CloseObject(obj any, done RequestCompletion, ctx uint64) Status {
@@ -18,14 +21,40 @@ func (a *Adapter) CloseObject(obj any, done RequestCompletion, ctx uint64) Statu
 		if o == nil || o.closed {
 			return StatusInvalidHandle
 		}
+		if o.fwBusy || o.windows > 0 {
+			// A RegisterMr/DeregisterMr is in flight: the close completes
+			// after its callback (rule 63). Windows are bound to it: the MR
+			// is their antecedent, the close completes when the last of them
+			// is closed or invalidated (rules 53, 64).
+			if done == nil {
+				return StatusInvalidParameter
+			}
+			o.closed, o.closeCB, o.closeCtx = true, done, ctx
+			return StatusPending
+		}
+		o.closed = true
+		a.closeMR(o)
+		return StatusSuccess
+	case *MW:
+		if o == nil || o.closed {
+			return StatusInvalidHandle
+		}
 		o.closed = true
 		keys := a.tpt.Keys()
-		if e, ok := keys.Entry(o.Index()); ok && e.State != mtt.StateFree {
+		e, _ := keys.Entry(o.Index())
+		if e.State == mtt.StateValid {
+			// Closing a bound window unbinds it (its token dies).
+			if err := keys.Invalidate(mtt.MakeToken(o.Index(), e.Key)); err != nil {
+				panic(err)
+			}
+		}
+		a.windowUnbound(o)
+		if e.State != mtt.StateFree {
 			if err := keys.Free(mtt.MakeToken(o.Index(), e.Key)); err != nil {
 				panic(err)
 			}
 		}
-		a.freeMTT(o)
+		a.setMW(o.Index(), nil)
 		if a.mrPool < a.spec.MRPoolEntries {
 			a.mrPool++
 		}
@@ -75,6 +104,24 @@ func (a *Adapter) CloseObject(obj any, done RequestCompletion, ctx uint64) Statu
 		return StatusSuccess
 	}
 	return StatusInvalidParameter
+}
+
+// closeMR frees the MR's key-table entry (its tokens die) and MTT range.
+func (a *Adapter) closeMR(o *MR) {
+	keys := a.tpt.Keys()
+	if e, ok := keys.Entry(o.Index()); ok && e.State != mtt.StateFree {
+		if err := keys.Free(mtt.MakeToken(o.Index(), e.Key)); err != nil {
+			panic(err)
+		}
+	}
+	a.freeMTT(o)
+	if a.mrPool < a.spec.MRPoolEntries {
+		a.mrPool++
+	}
+	if o.Index() < uint32(len(a.mrByIndex)) && a.mrByIndex[o.Index()] == o {
+		a.mrByIndex[o.Index()] = nil
+	}
+	a.childClosed(o.pd)
 }
 
 func (a *Adapter) childClosed(pd *PD) {

@@ -40,6 +40,10 @@ func newCompletion(a *Adapter) *completion {
 // markDone records that request idx of qp has finished in the NIC.
 func (c *completion) markDone(qp *QP, idx uint64, now sim.Tick) {
 	w := qp.slot(idx)
+	if w.awaitRemote {
+		w.pipeDone = true // retired when the peer's answer arrives
+		return
+	}
 	w.nicDone = true
 	w.readyAt = now + c.latency
 	if w.tExec == 0 {

@@ -9,6 +9,7 @@ type cqEntry struct {
 	wrIdx   uint64
 	tPost   sim.Tick
 	kind    opKind
+	recv    bool // a receive completion (does not retire an SQ slot)
 	visible bool
 }
 
@@ -90,7 +91,7 @@ func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
 		}
 		out[n] = e.res
 		n++
-		if e.qp.retired < e.wrIdx+1 {
+		if !e.recv && e.qp.retired < e.wrIdx+1 {
 			e.qp.retired = e.wrIdx + 1
 		}
 		*e = cqEntry{}

@@ -66,6 +66,18 @@
 // the CPU cost that is modelled); a CQE is visible to the consumer when its
 // posted DMA write has left the NIC.
 //
+// # Registration, windows and the remote data path
+//
+// NdkRegisterMr and NdkDeregisterMr run through a firmware command path
+// (firmware.go: host pinning per page, a command by MMIO, fixed firmware
+// time, page-list DMA read, MTT and MPT writes to ICM, MSI-X) and complete
+// by callback. Memory windows are key-table entries of kind MW bound by
+// Bind work requests through the same pipeline. Two adapters joined by a
+// Wire carry Send/Receive/SendAndInvalidate/Read/Write between connected
+// QPs; each adapter has a HostMemory holding real bytes, and its responder
+// checks every remote access through mtt's timed Translator before any
+// byte moves (NDK.md 5.4).
+//
 // Statistics (Register) are per operation type (post-to-milestone latency
 // histograms for doorbell, WQE fetched, executed and CQE; throughput; PCIe
 // bytes by purpose), per stage (items, occupancy, stalls) and per block.

@@ -1,9 +1,10 @@
 package nic
 
-// hostMem hands out host-memory addresses for SQ rings, page-list buffers
-// and CQ rings. It is a bump allocator: the model needs distinct,
-// page-aligned addresses for DMA, never their contents (the functional data
-// lives in the provider's records), and memory is not reused.
+// hostMem hands out host-memory addresses for SQ rings, page-list buffers,
+// firmware mailboxes and CQ rings. It is a bump allocator: the model needs
+// distinct, page-aligned addresses for DMA, never their contents (the
+// functional data lives in the provider's records; data buffers' bytes are
+// in HostMemory), and memory is not reused.
 type hostMem struct {
 	next uint64
 }

@@ -18,7 +18,10 @@ import (
 //     fail from now on.
 //
 // The hazard interlock taken at validate is released here.
-func (a *Adapter) mptUpdate(e *engine, w *wr, now sim.Tick) acceptResult {
+func (a *Adapter) mptUpdate(e *engine, w *wr, idx uint64, now sim.Tick) acceptResult {
+	if isData(w.op) {
+		return a.execData(a.qps[w.qpn], w, idx, now)
+	}
 	if w.skip {
 		w.tExec = now
 		return acceptSync
@@ -40,8 +43,19 @@ func (a *Adapter) mptUpdate(e *engine, w *wr, now sim.Tick) acceptResult {
 				FBO: w.fbo, MTTOffset: w.mr.mttOff, MTTCount: w.npages, XlateVA: w.baseVA}
 			err = keys.SetRegion(tok, r)
 		}
+	case OpBind:
+		// 5.5, rules 48-50: BindWindow checks the MR is valid, of the same
+		// PD, the window wholly inside it, and gives the window its new key.
+		tok, err = keys.BindWindow(tok, w.mr.tok, w.qpn, w.baseVA, w.length, w.rights)
+		if err == nil && w.mw.bound == nil {
+			w.mw.bound = w.mr
+			w.mr.windows++
+		}
 	case OpInvalidate:
 		err = keys.Invalidate(tok)
+		if err == nil && w.mw != nil {
+			a.windowUnbound(w.mw)
+		}
 	}
 	a.commitHazard(w.tok.Index())
 	w.tExec = now

@@ -23,7 +23,28 @@ type MR struct {
 	mttOff       uint32
 	mttCount     uint32
 	closed       bool
+
+	// Normal MRs (NdkRegisterMr).
+	reg      regState
+	flags    MRFlags
+	va, len  uint64
+	npages   uint32
+	fwBusy   bool // a firmware command of this MR is in flight
+	frSink   bool // the last FastRegister post asked for RDMA_READ_SINK
+	windows  int  // windows bound to this MR (NDK.md 5.5: deregister is DEVICE_BUSY)
+	closeCB  RequestCompletion
+	closeCtx uint64
 }
+
+// regState is the registration state of a normal MR as the provider knows it.
+type regState uint8
+
+const (
+	regNone regState = iota
+	regRegistering
+	regRegistered
+	regDeregistering
+)
 
 // FastRegister reports the kind given to NdkCreateMr.
 func (m *MR) FastRegister() bool { return m.fastRegister }
@@ -72,12 +93,26 @@ func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
 		return nil, err
 	}
 	pd.children++
-	return &MR{a: a, pd: pd, fastRegister: fast, tok: tok}, nil
+	mr := &MR{a: a, pd: pd, fastRegister: fast, tok: tok}
+	for uint32(len(a.mrByIndex)) <= tok.Index() {
+		a.mrByIndex = append(a.mrByIndex, nil)
+	}
+	a.mrByIndex[tok.Index()] = mr
+	return mr, nil
 }
 
 func (a *Adapter) firmwareDone(now sim.Tick, id int) {
 	p := a.takePending(id)
 	p.pd.children--
+	if p.createMw != nil {
+		mw, err := a.allocMW(p.pd)
+		if err != nil {
+			p.createMw(p.ctx, StatusInsufficientResources, nil)
+			return
+		}
+		p.createMw(p.ctx, StatusSuccess, mw)
+		return
+	}
 	mr, err := a.allocMR(p.pd, p.fast)
 	if err != nil {
 		p.create(p.ctx, StatusInsufficientResources, nil)

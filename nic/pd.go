@@ -9,6 +9,8 @@ type PD struct {
 	closed   bool
 	closeCB  RequestCompletion
 	closeCtx uint64
+	privTok  uint32 // NdkGetPrivilegedMemoryRegionToken, once asked for
+	hasPriv  bool
 }
 
 // Handle is the PD's handle as the key table stores it.

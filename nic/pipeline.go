@@ -73,7 +73,7 @@ func (a *Adapter) accept(s *stage, m item, now sim.Tick) acceptResult {
 	case stMTTWrite:
 		return a.mttWrite(w)
 	case stMPTUpdate:
-		return a.mptUpdate(s.eng, w, now)
+		return a.mptUpdate(s.eng, w, m.idx, now)
 	case stCacheWrite:
 		return acceptSync
 	}

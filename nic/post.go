@@ -30,6 +30,7 @@ func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo u
 	w := a.newWR(qp, OpFastRegister, kindFastRegister, flags, ctx, blocks)
 	w.mr = mr
 	w.tok = mr.tok
+	mr.frSink = flags&OpRDMAReadSink != 0
 	w.rotate = a.spec.RotateFastRegisterKey
 	if w.rotate {
 		// Rule 43, 5.3: the new token is defined when the call returns.
@@ -89,8 +90,8 @@ func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, 
 	return StatusSuccess
 }
 
-// Invalidate is NdkInvalidate of a fast-register MR (NDK.md 2.I). Memory
-// windows arrive with issue 6.
+// Invalidate is NdkInvalidate of a fast-register MR (NDK.md 2.I); windows
+// are invalidated with InvalidateMw.
 func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
 	st := StatusSuccess
 	switch {
@@ -195,5 +196,9 @@ func (a *Adapter) Flush(qp *QP) Status {
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}
 	qp.rung = pi
+	// Rule 8: posted receives complete with STATUS_CANCELLED too. The model
+	// cancels them when the call is made (the send queue's flush takes
+	// effect when the command arrives).
+	a.flushReceives(qp)
 	return StatusSuccess
 }

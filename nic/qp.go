@@ -40,14 +40,21 @@ type QP struct {
 	err          bool   // error state (NDK.md 5.1) or flushed
 	nicCompleted uint64 // next WR the completion engine retires
 	inDrain      bool
-	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6); none until issue 6
+	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6)
+
+	// Connection and receive queue.
+	peer           uint32 // the connected QP's number on the other adapter
+	hasPeer        bool
+	rq             []recvWR
+	rqHead, rqTail uint64
 }
 
 // Num is the QP number.
 func (q *QP) Num() uint32 { return q.num }
 
-// Connect marks the QP connected. Connectors and the wire are issue 6;
-// until then tests and workloads connect a QP directly.
+// Connect marks the QP connected without a peer: enough for FastRegister,
+// Bind and Invalidate. Send, Read and Write need a peer on the other end of
+// a Wire (ConnectQPs); there are no connectors.
 func (q *QP) Connect() { q.connected = true }
 
 // Connected reports the connection state.
@@ -69,6 +76,7 @@ type wr struct {
 	ctx    uint64
 	qpn    uint32
 	mr     *MR
+	mw     *MW       // Bind, Invalidate of a window
 	tok    mtt.Token // the entry's token as the request expects it
 	rotate bool      // FastRegister: give the entry a new key
 	pages  []uint64
@@ -81,6 +89,14 @@ type wr struct {
 	blocks uint32 // 64 B basic blocks of the WQE
 	block  uint64 // first basic block (monotonic)
 	mmio   bool   // arrived by WQE-by-MMIO
+
+	// Send, Read, Write.
+	sge         SGE
+	remoteVA    uint64
+	remoteTok   uint32
+	inv         bool // SendAndInvalidate
+	awaitRemote bool // waiting for the peer's answer
+	pipeDone    bool // left the pipeline while waiting for the answer
 
 	status  Status
 	skip    bool // error or cancelled: no effect stages

@@ -88,12 +88,52 @@ type Spec struct {
 	// the pool is empty. 50 us: mlx5 re-registration through the mkey cache
 	// (HARDWARE.md 4: ~50 us per MR with UMR reuse, ~280 us without).
 	FirmwareCommandNS uint64 `json:"firmware_command_ns"`
+	// RegisterFirmwareNS is the firmware's fixed work per NdkRegisterMr
+	// (mkey create + command overhead). 50 us: HARDWARE.md 4 and 9, mlx5
+	// with the mkey cache (~50 us per MR; ~280 us without it). The adapter
+	// keeps a pool of prepared key-table entries (MRPoolEntries), the same
+	// mechanism, so the cached figure is the consistent one.
+	RegisterFirmwareNS uint64 `json:"register_firmware_ns"`
+	// DeregisterFirmwareNS is the firmware's fixed work per NdkDeregisterMr.
+	// 40 us: HARDWARE.md 4 (mlx5 dereg ~40 us per MR with the mkey cache,
+	// ~200 us without).
+	DeregisterFirmwareNS uint64 `json:"deregister_firmware_ns"`
+	// PinPSPerPage is the host's cost to pin one 4 KiB page and put it in
+	// the page list. 300 ns: HARDWARE.md 4 and 9 (256 GB in > 20 s with
+	// verbs, ~0.3 us per page; Mooncake 0.38 us).
+	PinPSPerPage uint64 `json:"pin_ps_per_page"`
+	// UnpinPSPerPage is the host's cost to unpin one page at
+	// deregistration. 96 ns: HARDWARE.md 4 (Mooncake: 500 GB deregistered
+	// in 11.8 s = 96 ns per 4 KiB page).
+	UnpinPSPerPage uint64 `json:"unpin_ps_per_page"`
+	// FirmwareCommandBytes is the size of a command-queue entry written by
+	// MMIO. Assumed 64 B (the mlx5 command-queue entry is 64 B).
+	FirmwareCommandBytes uint32 `json:"firmware_command_bytes"`
+	// FirmwareQueueDepth bounds the commands in the NIC's command queue;
+	// the provider holds further ones. Assumed 32 (mlx5 has up to 32
+	// command-queue entries).
+	FirmwareQueueDepth uint32 `json:"firmware_queue_depth"`
+	// MaxRegistrationSizeBytes is NDK_ADAPTER_INFO.MaxRegistrationSize:
+	// the largest NdkRegisterMr (rule 20). Assumed 1 GiB (2^18 MTT
+	// entries, a quarter of the default MTT).
+	MaxRegistrationSizeBytes uint64 `json:"max_registration_size_bytes"`
+	// ReadSinkRequired makes the adapter report no
+	// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (NDK.md rule 23): the
+	// local sink of an RDMA Read must then be an MR registered with
+	// NDK_MR_FLAG_RDMA_READ_SINK (or fast-registered with
+	// NDK_OP_FLAG_RDMA_READ_SINK); else the Read fails at execute with
+	// STATUS_ACCESS_VIOLATION and moves no byte. Default false (the flag is
+	// reported and the consumer's READ_SINK bits are accepted and ignored).
+	ReadSinkRequired bool `json:"read_sink_required"`
+	// HostMemoryPagesMax bounds the host memory model (pages written).
+	// Assumed 2^20 pages (4 GiB): a simulator bound, not a hardware figure.
+	HostMemoryPagesMax uint32 `json:"host_memory_pages_max"`
 	// RotateFastRegisterKey gives the MR a new 8-bit key at every
 	// NdkFastRegister post (NDK.md 5.3). Default false.
 	RotateFastRegisterKey bool `json:"rotate_fast_register_key"`
 	// RemoteAccessErrorStatus is the initiator status of a refused remote
 	// access (NDK.md 5.4): STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES.
-	// Used by the remote data path (issue 6); validated here.
+	// Used by the responder (responder.go).
 	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
 
 	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
@@ -163,6 +203,14 @@ func DefaultSpec() Spec {
 		MRPoolEntries:            64,
 		FirmwareCommandNS:        50_000,
 		RotateFastRegisterKey:    false,
+		RegisterFirmwareNS:       50_000,
+		DeregisterFirmwareNS:     40_000,
+		PinPSPerPage:             300_000,
+		UnpinPSPerPage:           96_000,
+		FirmwareCommandBytes:     64,
+		FirmwareQueueDepth:       32,
+		MaxRegistrationSizeBytes: 1 << 30,
+		HostMemoryPagesMax:       1 << 20,
 		RemoteAccessErrorStatus:  StatusAccessViolation,
 
 		Doorbell:   st(4, 1, 1, 64),
@@ -240,6 +288,30 @@ func (s Spec) Validate() error {
 	if s.FirmwareCommandNS == 0 || s.FirmwareCommandNS > 1_000_000_000 {
 		bad("firmware_command_ns", s.FirmwareCommandNS, "1..1e9")
 	}
+	if s.RegisterFirmwareNS == 0 || s.RegisterFirmwareNS > 1_000_000_000 {
+		bad("register_firmware_ns", s.RegisterFirmwareNS, "1..1e9")
+	}
+	if s.DeregisterFirmwareNS == 0 || s.DeregisterFirmwareNS > 1_000_000_000 {
+		bad("deregister_firmware_ns", s.DeregisterFirmwareNS, "1..1e9")
+	}
+	if s.PinPSPerPage > 1_000_000_000 {
+		bad("pin_ps_per_page", s.PinPSPerPage, "0..1e9")
+	}
+	if s.UnpinPSPerPage > 1_000_000_000 {
+		bad("unpin_ps_per_page", s.UnpinPSPerPage, "0..1e9")
+	}
+	if s.FirmwareCommandBytes == 0 || s.FirmwareCommandBytes > 4096 {
+		bad("firmware_command_bytes", s.FirmwareCommandBytes, "1..4096")
+	}
+	if s.FirmwareQueueDepth == 0 || s.FirmwareQueueDepth > 1024 {
+		bad("firmware_queue_depth", s.FirmwareQueueDepth, "1..1024")
+	}
+	if s.MaxRegistrationSizeBytes < PageSizeBytes || s.MaxRegistrationSizeBytes > 1<<40 {
+		bad("max_registration_size_bytes", s.MaxRegistrationSizeBytes, "4096..2^40")
+	}
+	if s.HostMemoryPagesMax == 0 || s.HostMemoryPagesMax > 1<<24 {
+		bad("host_memory_pages_max", s.HostMemoryPagesMax, "1..2^24")
+	}
 	if s.RemoteAccessErrorStatus != StatusAccessViolation && s.RemoteAccessErrorStatus != StatusRemoteResources {
 		bad("remote_access_error_status", s.RemoteAccessErrorStatus, "STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES")
 	}
@@ -281,13 +353,16 @@ func (s Spec) Validate() error {
 // Info is the NDK_ADAPTER_INFO this adapter reports (NDK.md 1.3).
 func (s Spec) Info() AdapterInfo {
 	flags := AdapterRDMAReadSinkNotRequired | AdapterCQInterruptModerationSupported
+	if s.ReadSinkRequired {
+		flags &^= AdapterRDMAReadSinkNotRequired
+	}
 	if s.ExecEngines > 1 {
 		flags |= AdapterMultiEngineSupported
 	}
 	return AdapterInfo{
 		VersionMajor: 1, VersionMinor: 2,
 		VendorID: 0x15B3, DeviceID: 0x5A5A, // assumed: a Mellanox-style vendor ID, a made-up device
-		MaxRegistrationSizeBytes: uint64(s.FRMRPageCount) * PageSizeBytes,
+		MaxRegistrationSizeBytes: s.MaxRegistrationSizeBytes,
 		MaxWindowSizeBytes:       uint64(s.FRMRPageCount) * PageSizeBytes,
 		FRMRPageCount:            s.FRMRPageCount,
 		MaxInitiatorRequestSge:   1, MaxReceiveRequestSge: 1, MaxReadRequestSge: 1,

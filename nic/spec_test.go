@@ -29,6 +29,12 @@ func TestSpecValidateNamesFieldValueAndRange(t *testing.T) {
 		{func(s *Spec) { s.ClockPeriodPS = 500 }, "tpt.clock_period_ps = 1000"},
 		{func(s *Spec) { s.RemoteAccessErrorStatus = StatusUnsuccessful }, "remote_access_error_status = STATUS_UNSUCCESSFUL"},
 		{func(s *Spec) { s.TPT.WriteOpsMax = 0 }, "write_ops_max"},
+		{func(s *Spec) { s.RegisterFirmwareNS = 0 }, "register_firmware_ns = 0, want 1..1e9"},
+		{func(s *Spec) { s.DeregisterFirmwareNS = 0 }, "deregister_firmware_ns = 0"},
+		{func(s *Spec) { s.FirmwareQueueDepth = 0 }, "firmware_queue_depth = 0"},
+		{func(s *Spec) { s.FirmwareCommandBytes = 0 }, "firmware_command_bytes = 0"},
+		{func(s *Spec) { s.MaxRegistrationSizeBytes = 1 }, "max_registration_size_bytes = 1"},
+		{func(s *Spec) { s.HostMemoryPagesMax = 0 }, "host_memory_pages_max = 0"},
 	} {
 		sp := DefaultSpec()
 		c.mut(&sp)
@@ -73,4 +79,11 @@ func TestPCIeBytesPerOperationByPurpose(t *testing.T) {
 		"NIC.Stage.PageList.Occupancy", "NIC.Stage.Validate.StallPS", "NIC.TPT.MTTCache.ICMWriteBytes"} {
 		require.Contains(t, names, n)
 	}
+}
+
+func TestWireSpecValidate(t *testing.T) {
+	require.NoError(t, DefaultWireSpec().Validate())
+	ws := DefaultWireSpec()
+	ws.GbitPerS = 0
+	require.ErrorContains(t, ws.Validate(), "gbit_per_s = 0")
 }

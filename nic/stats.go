@@ -1,20 +1,28 @@
 package nic
 
 import (
+	"nicsim/mtt"
 	"nicsim/sim"
 )
 
-// opKind indexes per-operation statistics. The send-queue operations of
-// issue 6 (Bind, Send, Read, Write) get their own kinds when they arrive.
+// opKind indexes per-operation statistics: the send-queue operations, the
+// receives, and the firmware-path registration calls.
 type opKind uint8
 
 const (
 	kindFastRegister opKind = iota
 	kindInvalidate
+	kindBind
+	kindSend
+	kindRead
+	kindWrite
+	kindReceive
+	kindRegisterMr   // firmware command path: NdkRegisterMr
+	kindDeregisterMr // firmware command path: NdkDeregisterMr
 	opKinds
 )
 
-var opKindNames = [opKinds]string{"FastRegister", "Invalidate"}
+var opKindNames = [opKinds]string{"FastRegister", "Invalidate", "Bind", "Send", "Read", "Write", "Receive", "RegisterMr", "DeregisterMr"}
 
 // purpose classifies PCIe bytes.
 type purpose uint8
@@ -62,29 +70,41 @@ type Stats struct {
 	Ops    [opKinds]OpStats
 	Stages [stageKinds]StageStats
 
-	Doorbells         uint64 // doorbell MMIO writes that reached the NIC
-	MMIOWQEs          uint64 // WQE-by-MMIO writes that reached the NIC
-	DoorbellOverflow  uint64 // doorbell records beyond the doorbell FIFO
-	HostMMIOBacklog   uint64 // MMIO writes the CPU had to queue (MMIO queue full)
-	WQEFetches        uint64 // WQE DMA reads
-	WQEsFetched       uint64 // WQEs read by DMA
-	PageListFetches   uint64
-	Flushed           uint64 // requests cancelled by the scheduler's flush path
-	ErrorCompletions  uint64 // requests that failed in the NIC (QP to error)
-	CQEs              uint64 // CQE writes issued
-	Silent            uint64 // requests retired without CQE (successful SILENT_SUCCESS)
-	Interrupts        uint64 // MSI-X sent
-	InitMPTWrites     uint64 // MPT writes of NdkInitializeFastRegisterMr
-	SchedulerStalls   uint64
-	FetchStalls       uint64 // fetched WQEs waiting for room in an engine queue
-	FetchDMAStalls    uint64
-	PageListDMAStalls uint64
-	TPTWriteStalls    uint64
-	HazardStalls      uint64
-	ReadFenceStalls   uint64
-	CQFullStalls      uint64
-	CQEDMAStalls      uint64
-	PCIeBytes         [purposes]uint64
+	Doorbells        uint64 // doorbell MMIO writes that reached the NIC
+	MMIOWQEs         uint64 // WQE-by-MMIO writes that reached the NIC
+	DoorbellOverflow uint64 // doorbell records beyond the doorbell FIFO
+	HostMMIOBacklog  uint64 // MMIO writes the CPU had to queue (MMIO queue full)
+	WQEFetches       uint64 // WQE DMA reads
+	WQEsFetched      uint64 // WQEs read by DMA
+	PageListFetches  uint64
+	Flushed          uint64 // requests cancelled by the scheduler's flush path
+	ErrorCompletions uint64 // requests that failed in the NIC (QP to error)
+	CQEs             uint64 // CQE writes issued
+	Silent           uint64 // requests retired without CQE (successful SILENT_SUCCESS)
+	Interrupts       uint64 // MSI-X sent
+	InitMPTWrites    uint64 // MPT writes of NdkInitializeFastRegisterMr
+	FirmwareCommands uint64 // firmware commands that reached the NIC
+	FirmwareBacklog  uint64 // commands the provider held because the NIC's command queue was full
+	FirmwareIRQs     uint64 // firmware completion interrupts
+
+	RemoteReads             uint64                  // RDMA Reads issued
+	RemoteRequests          uint64                  // requests that arrived at the responder
+	RemoteRefused           [mtt.ReasonCount]uint64 // responder refusals by mtt reason
+	RemoteInvalidateRefused uint64                  // SendAndInvalidate with a token the receiver cannot invalidate
+	RemoteInvalidations     uint64                  // tokens invalidated by SendAndInvalidate
+	RemoteTranslateStalls   uint64                  // responder waits for a translator slot
+	DataDMABytes            uint64                  // payload bytes moved by data DMAs
+	CQOverruns              uint64                  // receive CQEs dropped: CQ full
+	SchedulerStalls         uint64
+	FetchStalls             uint64 // fetched WQEs waiting for room in an engine queue
+	FetchDMAStalls          uint64
+	PageListDMAStalls       uint64
+	TPTWriteStalls          uint64
+	HazardStalls            uint64
+	ReadFenceStalls         uint64
+	CQFullStalls            uint64
+	CQEDMAStalls            uint64
+	PCIeBytes               [purposes]uint64
 }
 
 func (s *Stats) addBytes(k opKind, p purpose, n uint64) {
@@ -237,6 +257,16 @@ func (a *Adapter) Register(r *sim.Registry) error {
 		{"Completion.DMAStalls", "events", "CQE writes waiting for room in the DMA queue", &s.CQEDMAStalls},
 		{"InitializeFastRegisterMr.MPTWrites", "writes", "MPT writes of NdkInitializeFastRegisterMr", &s.InitMPTWrites},
 		{"Completion.Interrupts", "interrupts", "MSI-X interrupts sent", &s.Interrupts},
+		{"Firmware.Commands", "commands", "firmware commands that reached the NIC", &s.FirmwareCommands},
+		{"Firmware.Backlog", "commands", "commands held by the provider: NIC command queue full", &s.FirmwareBacklog},
+		{"DataPath.RemoteReads", "requests", "RDMA Reads issued", &s.RemoteReads},
+		{"DataPath.RemoteRequests", "requests", "requests that arrived at the responder", &s.RemoteRequests},
+		{"DataPath.RemoteInvalidations", "tokens", "tokens invalidated by SendAndInvalidate", &s.RemoteInvalidations},
+		{"DataPath.RemoteInvalidateRefused", "requests", "SendAndInvalidate with a token the receiver cannot invalidate", &s.RemoteInvalidateRefused},
+		{"DataPath.TranslateStalls", "events", "responder waits for a translator slot", &s.RemoteTranslateStalls},
+		{"DataPath.DMABytes", "bytes", "payload bytes moved by data DMAs", &s.DataDMABytes},
+		{"DataPath.CQOverruns", "CQEs", "receive CQEs dropped: CQ full", &s.CQOverruns},
+		{"Firmware.Interrupts", "interrupts", "firmware completion MSI-X interrupts", &s.FirmwareIRQs},
 	} {
 		if err := ctr(c.name, c.unit, c.desc, c.v); err != nil {
 			return err

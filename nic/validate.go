@@ -12,7 +12,8 @@ import (
 //   - A QP in the error state (an earlier error completion, or NdkFlush)
 //     completes the request with STATUS_CANCELLED and no effect (5.1, rule 8).
 //   - READ_FENCE: the request waits until every earlier RDMA Read of the QP
-//     has completed (rule 6). Reads arrive with issue 6; the gate is here.
+//     has completed (rule 6): a Read counts from validate until its data is
+//     placed (or it is refused).
 //   - Hazard interlock: the engines are in order, so a request whose MR has
 //     earlier requests in flight on the same engine (past validate, not yet
 //     committed at the MPT update) is checked against the state those will
@@ -34,6 +35,12 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 	if w.flags&OpReadFence != 0 && qp.readsOut > 0 {
 		a.Stats.ReadFenceStalls++
 		return acceptStall
+	}
+	if isData(w.op) {
+		if w.op == OpRead {
+			qp.readsOut++ // outstanding from here until its answer (READ_FENCE, rule 6)
+		}
+		return acceptSync // checked at execute (local SGE) and by the responder
 	}
 	idx := w.tok.Index()
 	hz := &a.hazards[idx]
@@ -60,6 +67,8 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 		status = StatusInvalidDeviceState
 	case w.op == OpFastRegister && valid:
 		status = StatusInvalidDeviceState
+	case w.op == OpBind && valid:
+		status = StatusInvalidDeviceState // 5.5: invalidate before rebinding
 	case w.op == OpInvalidate && !valid:
 		status = StatusInvalidDeviceState
 	}
@@ -72,7 +81,7 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 	}
 	hz.n++
 	hz.engine = e.idx
-	hz.valid = w.op == OpFastRegister
+	hz.valid = w.op == OpFastRegister || w.op == OpBind
 	if w.rotate {
 		key++
 	}

@@ -267,7 +267,11 @@ func ReadResult(path string) (*Result, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: not a nicsim results.json: %v", path, err)
+		hint := ""
+		if strings.Contains(err.Error(), "unknown field") {
+			hint = " (written by another nicsim version? rerun it, or remake baselines with make baselines)"
+		}
+		return nil, fmt.Errorf("%s: not a results.json this nicsim reads: %v%s", path, err, hint)
 	}
 	if len(r.Points) == 0 {
 		return nil, fmt.Errorf("%s: results hold no points", path)

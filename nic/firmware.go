@@ -1,0 +1,304 @@
+package nic
+
+import (
+	"fmt"
+
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+// The firmware command path of NdkRegisterMr and NdkDeregisterMr
+// (DESIGN.md "nic", HARDWARE.md 4 and 9). A registration is, in order:
+//
+//  1. host: the provider pins the MDL's pages and builds the page list in a
+//     mailbox buffer in host memory, PinPSPerPage per page, on one driver
+//     thread (registrations from one host serialise here, as in Mooncake's
+//     sequential figure);
+//  2. host -> NIC: a FirmwareCommandBytes command by MMIO into the command
+//     queue (at most FirmwareQueueDepth commands in the NIC; further ones
+//     wait in the provider);
+//  3. firmware: one command at a time, RegisterFirmwareNS of fixed work
+//     (mkey create), then a DMA read of the page list (8 B per page) from the
+//     mailbox, MTT entries written into ICM by DMA through mtt.WriteMTT and
+//     the MPT entry through mtt.WriteMPT; the entry becomes valid with a new
+//     key at the MPT write (NDK.md 5.3: a fresh registration never revives
+//     an old token);
+//  4. NIC -> host: an MSI-X when both writes have left the NIC; the
+//     provider then calls RequestCompletion (exactly once, rule 1).
+//
+// Deregistration: command by MMIO, DeregisterFirmwareNS, the entry is made
+// invalid and its MPT entry written, MSI-X, then the provider unpins the
+// pages (UnpinPSPerPage each) and calls back; the MTT range is freed.
+
+type fwKind uint8
+
+const (
+	fwRegister fwKind = iota + 1
+	fwDeregister
+)
+
+// Firmware events (arg of firmware.Handle): kind in the top byte, command id below.
+const (
+	fwEvPinned    = 1 << evShift // host finished pinning: issue the command
+	fwEvWork      = 2 << evShift // fixed firmware work done
+	fwEvListRead  = 3 << evShift // page-list DMA read done
+	fwEvWriteDone = 4 << evShift // an ICM write of the command left the NIC
+	fwEvMSIX      = 5 << evShift // completion interrupt reached the host
+	fwEvUnpinned  = 6 << evShift // host finished unpinning
+	fwEvRetry     = 7 << evShift // retry a refused MSI-X
+)
+
+// fwCmd is one firmware command and its progress.
+type fwCmd struct {
+	kind    fwKind
+	mr      *MR
+	done    RequestCompletion
+	ctx     uint64
+	npages  uint32
+	pages   []uint64
+	va, len uint64
+	rights  mtt.Rights
+	mailbox uint64
+	step    uint8 // fwStep*
+	writes  uint8 // ICM writes not yet done
+	used    bool
+}
+
+const (
+	fwStepQueued uint8 = iota
+	fwStepWork
+	fwStepReadList
+	fwStepWriteMTT
+	fwStepWriteMPT
+	fwStepWaitWrites
+)
+
+// firmware is the NIC's command processor plus the provider's host-side
+// part of registration.
+type firmware struct {
+	a        *Adapter
+	cmds     []fwCmd
+	queue    []int // commands in the NIC's command queue, FIFO; queue[0] runs when busy
+	busy     bool
+	backlog  []int    // commands the provider holds: the NIC's queue is full
+	hostFree sim.Tick // driver thread free from this time (pinning, unpinning)
+	inNIC    int      // commands issued to the NIC and not yet completed
+}
+
+var (
+	_ sim.Handler = (*firmware)(nil)
+	_ sim.Waker   = (*firmware)(nil)
+)
+
+func (f *firmware) add(c fwCmd) int {
+	c.used = true
+	for i := range f.cmds {
+		if !f.cmds[i].used {
+			c.pages = f.cmds[i].pages[:0]
+			f.cmds[i] = c
+			return i
+		}
+	}
+	f.cmds = append(f.cmds, c)
+	return len(f.cmds) - 1
+}
+
+// hostWork schedules ev|id when the driver thread has done d of work.
+func (f *firmware) hostWork(d sim.Tick, ev uint64, id int) {
+	now := f.a.eng.Now()
+	if f.hostFree < now {
+		f.hostFree = now
+	}
+	f.hostFree += d
+	f.a.eng.Schedule(f.hostFree, sim.PrioDefault, f, ev|uint64(id))
+}
+
+// Handle advances commands on their events.
+func (f *firmware) Handle(now sim.Tick, arg uint64) {
+	id := int(arg & evMask)
+	switch arg &^ evMask {
+	case fwEvPinned:
+		f.issue(id)
+	case fwEvWork:
+		f.cmds[id].step = fwStepReadList
+		f.advance()
+	case fwEvListRead:
+		f.cmds[id].step = fwStepWriteMTT
+		f.advance()
+	case fwEvWriteDone:
+		c := &f.cmds[id]
+		c.writes--
+		f.a.writeDone()
+		if c.writes == 0 && c.step == fwStepWaitWrites {
+			f.finishNIC(id)
+		}
+	case fwEvRetry:
+		f.finishNIC(id)
+	case fwEvMSIX:
+		c := &f.cmds[id]
+		if c.kind == fwDeregister {
+			f.hostWork(sim.Tick(c.npages)*sim.Tick(f.a.spec.UnpinPSPerPage), fwEvUnpinned, id)
+			return
+		}
+		f.complete(id)
+	case fwEvUnpinned:
+		f.complete(id)
+	default:
+		panic(fmt.Sprintf("nic: %s: unknown firmware event %#x", f.a.name, arg))
+	}
+}
+
+// issue sends the command to the NIC's command queue by MMIO, or holds it
+// while the queue is full.
+func (f *firmware) issue(id int) {
+	if f.inNIC >= int(f.a.spec.FirmwareQueueDepth) {
+		f.backlog = append(f.backlog, id)
+		f.a.Stats.FirmwareBacklog++
+		return
+	}
+	f.inNIC++
+	a := f.a
+	a.issueMMIO(a.spec.MMIOBaseAddr-4096, uint64(a.spec.FirmwareCommandBytes), evFwCmd|uint64(id))
+}
+
+// arrived runs when a command's MMIO write reached the NIC.
+func (f *firmware) arrived(id int) {
+	f.queue = append(f.queue, id)
+	f.a.Stats.FirmwareCommands++
+	f.startNext()
+}
+
+func (f *firmware) startNext() {
+	if f.busy || len(f.queue) == 0 {
+		return
+	}
+	f.busy = true
+	id := f.queue[0]
+	c := &f.cmds[id]
+	c.step = fwStepWork
+	ns := f.a.spec.RegisterFirmwareNS
+	if c.kind == fwDeregister {
+		ns = f.a.spec.DeregisterFirmwareNS
+	}
+	f.a.eng.After(sim.Tick(ns)*sim.NS, sim.PrioDefault, f, fwEvWork|uint64(id))
+}
+
+// Wake retries a command stalled on the DMA queue or a TPT write slot.
+func (f *firmware) Wake() { f.advance() }
+
+// advance moves the running command through the steps that need a DMA or
+// TPT resource; it returns when one is not free (woken later).
+func (f *firmware) advance() {
+	if !f.busy {
+		return
+	}
+	a := f.a
+	id := f.queue[0]
+	c := &f.cmds[id]
+	for {
+		switch c.step {
+		case fwStepReadList:
+			if c.kind == fwDeregister {
+				c.step = fwStepWriteMPT
+				continue
+			}
+			if !a.dma.CanAccept() {
+				a.dma.AddWaker(f)
+				return
+			}
+			if err := a.dma.Read(c.mailbox, uint64(c.npages)*8, f, fwEvListRead|uint64(id)); err != nil {
+				panic(fmt.Sprintf("nic: %s: firmware page-list read: %v", a.name, err))
+			}
+			a.Stats.addBytes(kindRegisterMr, purposePageList, uint64(c.npages)*8)
+			c.step = fwStepWaitWrites // until fwEvListRead
+			return
+		case fwStepWriteMTT:
+			if !a.tpt.CanWrite() {
+				a.fwWaiting = true
+				return
+			}
+			mr := c.mr
+			if err := a.tpt.MTT().Set(mr.mttOff, mtt.PageShift4K, c.pages); err != nil {
+				panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err))
+			}
+			if err := a.tpt.WriteMTT(mr.mttOff, c.npages, f, fwEvWriteDone|uint64(id)); err != nil {
+				panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
+			}
+			a.Stats.addBytes(kindRegisterMr, purposeMTTWrite, mttWriteBytes(mr.mttOff, c.npages))
+			c.writes++
+			c.step = fwStepWriteMPT
+		case fwStepWriteMPT:
+			if !a.tpt.CanWrite() {
+				a.fwWaiting = true
+				return
+			}
+			a.commitFirmware(c)
+			if err := a.tpt.WriteMPT(c.mr.Index(), f, fwEvWriteDone|uint64(id)); err != nil {
+				panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+			}
+			k := kindRegisterMr
+			if c.kind == fwDeregister {
+				k = kindDeregisterMr
+			}
+			a.Stats.addBytes(k, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
+			c.writes++
+			c.step = fwStepWaitWrites
+			return
+		default:
+			return
+		}
+	}
+}
+
+// commitFirmware is the functional change of a command, made when its MPT
+// entry is written: a registration gets a new key and its region (valid);
+// a deregistration makes the entry invalid.
+func (a *Adapter) commitFirmware(c *fwCmd) {
+	keys := a.tpt.Keys()
+	mr := c.mr
+	if c.kind == fwDeregister {
+		if err := keys.Invalidate(mr.tok); err != nil {
+			panic(fmt.Sprintf("nic: %s: deregister: %v", a.name, err))
+		}
+		return
+	}
+	tok, err := keys.RotateKey(mr.tok)
+	if err != nil {
+		panic(fmt.Sprintf("nic: %s: register: %v", a.name, err))
+	}
+	r := mtt.Region{BaseVA: c.va, Length: c.len, Rights: c.rights, PageShift: mtt.PageShift4K,
+		FBO: c.va & (PageSizeBytes - 1), MTTOffset: mr.mttOff, MTTCount: c.npages, XlateVA: c.va}
+	if err := keys.SetRegion(tok, r); err != nil {
+		panic(fmt.Sprintf("nic: %s: register: %v", a.name, err))
+	}
+	mr.tok = tok
+}
+
+// finishNIC runs when the running command's ICM writes have left the NIC:
+// the firmware takes the next command and signals the host by MSI-X.
+func (f *firmware) finishNIC(id int) {
+	if f.busy && f.queue[0] == id {
+		f.busy = false
+		f.queue = f.queue[1:]
+		f.inNIC--
+		if len(f.backlog) > 0 {
+			next := f.backlog[0]
+			f.backlog = f.backlog[1:]
+			f.issue(next)
+		}
+		f.startNext()
+	}
+	if err := f.a.mmio.MSIX(f, fwEvMSIX|uint64(id)); err != nil {
+		f.a.eng.After(f.a.clock.Period, sim.PrioDefault, f, fwEvRetry|uint64(id))
+		return
+	}
+	f.a.Stats.FirmwareIRQs++
+}
+
+// complete ends a command on the host: state, then the one callback.
+func (f *firmware) complete(id int) {
+	c := f.cmds[id]
+	f.cmds[id].used = false
+	f.cmds[id].mr, f.cmds[id].done = nil, nil
+	f.a.firmwareCompleted(&c)
+}

@@ -1,0 +1,87 @@
+package nic
+
+// MDL is one piece of an MDL chain as NdkRegisterMr sees it (NDK.md 2.D,
+// seed REGISTER_MR): the virtual address of its first byte
+// (MmGetMdlVirtualAddress) and its byte count (MmGetMdlByteCount). The
+// pages are locked by the consumer; PhysicalPages, when given, are the host
+// physical (adapter logical) address of each page the piece touches, in
+// order (the MDL's PFN array). When nil the model maps virtual to physical
+// one to one (physical page = virtual page), which is what the tests' host
+// memory uses.
+type MDL struct {
+	VirtualAddress uint64
+	ByteCount      uint64
+	PhysicalPages  []uint64
+}
+
+// pages returns the number of PAGE_SIZE pages the piece touches.
+func (m MDL) pages() uint64 {
+	if m.ByteCount == 0 {
+		return 0
+	}
+	first := m.VirtualAddress &^ (PageSizeBytes - 1)
+	last := (m.VirtualAddress + m.ByteCount - 1) &^ (PageSizeBytes - 1)
+	return (last-first)/PageSizeBytes + 1
+}
+
+// page returns the physical address of page i of the piece.
+func (m MDL) page(i uint64) uint64 {
+	if m.PhysicalPages != nil {
+		return m.PhysicalPages[i]
+	}
+	return m.VirtualAddress&^(PageSizeBytes-1) + i*PageSizeBytes
+}
+
+// checkChain applies rules 19 and 20: the chain must be virtually
+// contiguous (each piece starts where the previous one ends, and every
+// piece but the first starts on a page boundary and every piece but the
+// last ends on one, as MDLs describe whole pages in between), and length
+// must not exceed its bytes. It returns the pages [VA, VA+length) touches.
+func checkChain(chain []MDL, length uint64) (pages uint64, ok bool) {
+	if len(chain) == 0 || length == 0 {
+		return 0, false
+	}
+	var total uint64
+	for i, m := range chain {
+		if m.ByteCount == 0 || m.VirtualAddress+m.ByteCount < m.VirtualAddress {
+			return 0, false
+		}
+		if m.PhysicalPages != nil && uint64(len(m.PhysicalPages)) != m.pages() {
+			return 0, false
+		}
+		for _, p := range m.PhysicalPages {
+			if p%PageSizeBytes != 0 {
+				return 0, false
+			}
+		}
+		if i > 0 {
+			prev := chain[i-1]
+			end := prev.VirtualAddress + prev.ByteCount
+			if m.VirtualAddress != end || end%PageSizeBytes != 0 {
+				return 0, false // rule 19: not virtually contiguous
+			}
+		}
+		total += m.ByteCount
+	}
+	if length > total {
+		return 0, false // rule 20
+	}
+	va := chain[0].VirtualAddress
+	if va+length < va {
+		return 0, false
+	}
+	first := va &^ (PageSizeBytes - 1)
+	last := (va + length - 1) &^ (PageSizeBytes - 1)
+	return (last-first)/PageSizeBytes + 1, true
+}
+
+// chainPages appends the physical address of each of the first n pages of
+// the chain to out.
+func chainPages(chain []MDL, n uint64, out []uint64) []uint64 {
+	for _, m := range chain {
+		for i := uint64(0); i < m.pages() && uint64(len(out)) < n; i++ {
+			out = append(out, m.page(i))
+		}
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package nic
+
+import (
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+// MW is an NDK_MW: a memory window (NDK.md 2.H). It is a key-table entry
+// of kind MW in the TPT; NdkBind work requests bind it to part of a
+// registered normal MR, through one QP, with its own rights and a new key
+// per bind (5.3, 5.5).
+type MW struct {
+	a      *Adapter
+	pd     *PD
+	tok    mtt.Token // token as the provider last defined it (rule 50)
+	closed bool
+	bound  *MR // MR the window is bound to in the NIC (set when a bind commits)
+}
+
+// Index is the window's key-table index.
+func (w *MW) Index() uint32 { return w.tok.Index() }
+
+// CreateMw is NdkCreateMw (rule 46): a new, unbound window of pd. The
+// key-table entry comes from the same firmware-prepared pool as CreateMr
+// when the pool has one (inline SUCCESS, no callback); otherwise a firmware
+// command of FirmwareCommandNS (PENDING, done later). A full key table is
+// STATUS_INSUFFICIENT_RESOURCES inline.
+func (a *Adapter) CreateMw(pd *PD, done func(ctx uint64, status Status, mw *MW), ctx uint64) (Status, *MW) {
+	if pd == nil || pd.closed {
+		return StatusInvalidHandle, nil
+	}
+	if a.tpt.Keys().FreeEntries() == 0 {
+		return StatusInsufficientResources, nil
+	}
+	if a.mrPool > 0 || done == nil {
+		if a.mrPool == 0 {
+			return StatusInvalidParameter, nil
+		}
+		mw, err := a.allocMW(pd)
+		if err != nil {
+			return StatusInsufficientResources, nil
+		}
+		a.mrPool--
+		return StatusSuccess, mw
+	}
+	id := a.addPending(pendingCall{createMw: done, ctx: ctx, pd: pd})
+	pd.children++ // the pending MW holds the PD
+	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
+	return StatusPending, nil
+}
+
+func (a *Adapter) allocMW(pd *PD) (*MW, error) {
+	tok, err := a.tpt.Keys().Alloc(mtt.KindMW, pd.handle)
+	if err != nil {
+		return nil, err
+	}
+	pd.children++
+	mw := &MW{a: a, pd: pd, tok: tok}
+	a.setMW(tok.Index(), mw)
+	return mw, nil
+}
+
+// GetRemoteTokenFromMw is NdkGetRemoteTokenFromMw: the window's token as
+// the last NdkBind post defined it (rule 50, 5.3).
+func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 { return uint32(mw.tok) }
+
+// Bind is NdkBind (NDK.md 2.H, 5.5): a work request that binds mw to
+// [va, va+length) of the registered normal MR mr, through qp, with the
+// remote rights in flags. The window gets a new key when the call returns
+// (rule 50); the NIC gives the entry that key when the bind executes.
+//
+// Inline failures, in order: INVALID_HANDLE; flags INVALID_PARAMETER (5.2);
+// CONNECTION_INVALID (rule 4); a fast-register MR INVALID_DEVICE_REQUEST
+// (5.5); an MR that is not registered INVALID_DEVICE_STATE; MR, window and
+// QP of different PDs INVALID_PARAMETER; a window not wholly inside the MR,
+// of length 0 or above MaxWindowSize INVALID_PARAMETER (rule 48);
+// ALLOW_LOCAL_WRITE/ALLOW_REMOTE_WRITE on an MR without
+// NDK_MR_FLAG_ALLOW_LOCAL_WRITE ACCESS_VIOLATION (rule 49, 3.3);
+// NO_MORE_ENTRIES (5.7). A window that is still bound when the bind
+// executes is an error completion STATUS_INVALID_DEVICE_STATE (5.5).
+func (a *Adapter) Bind(qp *QP, ctx uint64, mr *MR, mw *MW, va, length uint64, flags OpFlags) Status {
+	st := a.checkBind(qp, mr, mw, va, length, flags)
+	if st != StatusSuccess {
+		return a.inlineFailure(qp, st)
+	}
+	w := a.newWR(qp, OpBind, kindBind, flags, ctx, 1)
+	w.mr, w.mw = mr, mw
+	w.tok = mw.tok
+	w.rotate = true // rule 50, 5.3: a new key per bind
+	mw.tok = mtt.MakeToken(mw.tok.Index(), mw.tok.Key()+1)
+	w.baseVA, w.length = va, length
+	w.rights = flags.Rights()
+	a.submit(qp, flags)
+	return StatusSuccess
+}
+
+func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpFlags) Status {
+	if qp == nil || qp.closed || mr == nil || mr.closed || mw == nil || mw.closed {
+		return StatusInvalidHandle
+	}
+	if st, _ := ValidateOpFlags(OpBind, flags); st != StatusSuccess {
+		return st
+	}
+	if !qp.connected {
+		return StatusConnectionInvalid
+	}
+	if mr.fastRegister {
+		return StatusInvalidDeviceRequest // 5.5: wrong MR kind
+	}
+	if mr.reg != regRegistered {
+		return StatusInvalidDeviceState
+	}
+	if mr.pd != mw.pd || qp.pd != mw.pd {
+		return StatusInvalidParameter
+	}
+	switch {
+	case length == 0 || length > a.info.MaxWindowSizeBytes:
+		return StatusInvalidParameter // rule 48
+	case va < mr.va || va+length < va || va+length > mr.va+mr.len:
+		return StatusInvalidParameter // rule 48, 5.5: wholly inside the MR
+	}
+	if flags&OpAllowLocalWrite != 0 && !mr.flags.LocalWrite() {
+		return StatusAccessViolation // rule 49
+	}
+	if qp.posted-qp.retired >= uint64(qp.depth) {
+		return StatusNoMoreEntries
+	}
+	return StatusSuccess
+}
+
+// InvalidateMw is NdkInvalidate of a memory window (rule 54-56): after it
+// executes the window's token is dead and the window may be bound again.
+// Inline failures: INVALID_HANDLE, flags INVALID_PARAMETER,
+// CONNECTION_INVALID, NO_MORE_ENTRIES. A window that is not bound when the
+// request executes (double invalidate, or already invalidated remotely,
+// rule 57) is an error completion STATUS_INVALID_DEVICE_STATE.
+func (a *Adapter) InvalidateMw(qp *QP, ctx uint64, mw *MW, flags OpFlags) Status {
+	st := StatusSuccess
+	switch {
+	case qp == nil || qp.closed || mw == nil || mw.closed:
+		st = StatusInvalidHandle
+	default:
+		if s, _ := ValidateOpFlags(OpInvalidate, flags); s != StatusSuccess {
+			st = s
+		} else if !qp.connected {
+			st = StatusConnectionInvalid
+		} else if qp.posted-qp.retired >= uint64(qp.depth) {
+			st = StatusNoMoreEntries
+		}
+	}
+	if st != StatusSuccess {
+		return a.inlineFailure(qp, st)
+	}
+	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
+	w.mw = mw
+	w.tok = mw.tok
+	a.submit(qp, flags)
+	return StatusSuccess
+}
+
+// windowUnbound records in the provider that mw's NIC entry was
+// invalidated (locally or remotely).
+func (a *Adapter) windowUnbound(mw *MW) {
+	if mw == nil || mw.bound == nil {
+		return
+	}
+	mr := mw.bound
+	mr.windows--
+	mw.bound = nil
+	if mr.windows == 0 && !mr.fwBusy && mr.closeCB != nil {
+		// The MR was closed first (rule 53, 64): its close completes now.
+		cb := mr.closeCB
+		mr.closeCB = nil
+		a.closeMR(mr)
+		cb(mr.closeCtx, StatusSuccess)
+	}
+}
+
+// setMW records the window object of key-table index idx (remote
+// invalidation finds the window by its token).
+func (a *Adapter) setMW(idx uint32, mw *MW) {
+	for uint32(len(a.mwByIndex)) <= idx {
+		a.mwByIndex = append(a.mwByIndex, nil)
+	}
+	a.mwByIndex[idx] = mw
+}
+
+// mwAt returns the window object of key-table index idx, or nil.
+func (a *Adapter) mwAt(idx uint32) *MW {
+	if idx < uint32(len(a.mwByIndex)) {
+		return a.mwByIndex[idx]
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package nic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"nicsim/mtt"
+)
+
+// Tests of memory windows (NDK.md 2.H, 2.I for windows, 5.3, 5.5).
+
+func (h *harness) mw() *MW {
+	h.t.Helper()
+	st, mw := h.a.CreateMw(h.pd, nil, 0)
+	require.Equal(h.t, StatusSuccess, st)
+	return mw
+}
+
+// bindOK posts a bind, runs, and requires one successful Bind CQE.
+func (h *harness) bindOK(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpFlags) mtt.Token {
+	h.t.Helper()
+	require.Equal(h.t, StatusSuccess, h.a.Bind(qp, 9, mr, mw, va, length, flags))
+	tok := mtt.Token(h.a.GetRemoteTokenFromMw(mw))
+	h.run()
+	res := h.poll()
+	require.Len(h.t, res, 1)
+	require.Equal(h.t, StatusSuccess, res[0].Status)
+	require.Equal(h.t, OpBind, res[0].Type)
+	return tok
+}
+
+const mrVA = 0x40_0000
+
+// Rule 46: a new window is unbound: its token grants nothing.
+func TestCreateMwIsUnbound(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	mw := h.mw()
+	r := mtt.Check(h.a.tpt.Keys(), mtt.Token(h.a.GetRemoteTokenFromMw(mw)), h.pd.handle, 0, 0, 1, mtt.AccessRemoteRead)
+	require.Equal(t, mtt.ReasonEntryInvalid, r)
+}
+
+// Rule 46, 1: with the prepared-entry pool empty CreateMw pends and calls
+// back once with the window.
+func TestCreateMwPendingCallsBackOnce(t *testing.T) {
+	sp := DefaultSpec()
+	sp.MRPoolEntries = 0
+	h := newHarness(t, sp)
+	var got []*MW
+	st, mw := h.a.CreateMw(h.pd, func(_ uint64, s Status, m *MW) {
+		require.Equal(t, StatusSuccess, s)
+		got = append(got, m)
+	}, 0)
+	require.Equal(t, StatusPending, st)
+	require.Nil(t, mw)
+	h.run()
+	require.Len(t, got, 1)
+	require.NotNil(t, got[0])
+}
+
+// Rules 47, 50, 5.3: Bind is a QP work request completing with Type Bind;
+// the window's new token is defined when the call returns and grants
+// exactly the window's range and rights, through the bound QP only.
+func TestBindNewTokenGrantsWindowRangeRightsAndQPOnly(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp, other := h.qp(16), h.qp(16)
+	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	before := mtt.Token(h.a.GetRemoteTokenFromMw(mw))
+	tok := h.bindOK(qp, mr, mw, mrVA+pg, 2*pg, OpAllowRemoteRead)
+	require.NotEqual(t, before, tok)
+	require.Equal(t, before.Index(), tok.Index())
+	kt := h.a.tpt.Keys()
+	pd := h.pd.handle
+	require.Equal(t, mtt.OK, mtt.Check(kt, tok, pd, qp.num, mrVA+pg, 2*pg, mtt.AccessRemoteRead))
+	require.Equal(t, mtt.ReasonOutOfBounds, mtt.Check(kt, tok, pd, qp.num, mrVA, 8, mtt.AccessRemoteRead))
+	require.Equal(t, mtt.ReasonNoRemoteWrite, mtt.Check(kt, tok, pd, qp.num, mrVA+pg, 8, mtt.AccessRemoteWrite))
+	require.Equal(t, mtt.ReasonWindowQPMismatch, mtt.Check(kt, tok, pd, other.num, mrVA+pg, 8, mtt.AccessRemoteRead))
+	require.Equal(t, mtt.ReasonKeyMismatch, mtt.Check(kt, before, pd, qp.num, mrVA+pg, 8, mtt.AccessRemoteRead))
+}
+
+// Rule 48, 5.5: a window must lie wholly inside its MR (and be non-empty,
+// at most MaxWindowSize): INVALID_PARAMETER inline, no CQE.
+func TestBindWindowOutsideMRIsInvalid(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	tok := h.a.GetRemoteTokenFromMw(mw)
+	for _, c := range []struct {
+		name    string
+		va, len uint64
+	}{
+		{"starts below", mrVA - 1, 8},
+		{"ends beyond", mrVA + 4*pg - 8, 9},
+		{"starts at end", mrVA + 4*pg, 1},
+		{"empty", mrVA, 0},
+		{"wraps", mrVA + 8, ^uint64(0)},
+	} {
+		require.Equal(t, StatusInvalidParameter, h.a.Bind(qp, 0, mr, mw, c.va, c.len, OpAllowRemoteRead), c.name)
+	}
+	h.run()
+	require.Empty(t, h.poll())
+	require.Equal(t, tok, h.a.GetRemoteTokenFromMw(mw)) // nothing changed
+	h.bindOK(qp, mr, mw, mrVA, 4*pg, OpAllowRemoteRead) // the whole MR is fine
+}
+
+// Rule 49, 3.3: a remote-write window needs the MR's LOCAL_WRITE
+// (ACCESS_VIOLATION inline); a remote-read window does not need the MR's
+// REMOTE_READ.
+func TestBindRemoteWriteWindowNeedsMRLocalWrite(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	ro, _ := h.register(mrVA, pg, 0) // local read only
+	mw := h.mw()
+	require.Equal(t, StatusAccessViolation, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowRemoteWrite))
+	require.Equal(t, StatusAccessViolation, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowLocalWrite))
+	h.run()
+	require.Empty(t, h.poll())
+	lw, _ := h.register(2*mrVA, pg, MRAllowLocalWrite) // no REMOTE_READ
+	tok := h.bindOK(qp, lw, mw, 2*mrVA, pg, OpAllowRemoteRead|OpAllowRemoteWrite)
+	require.Equal(t, mtt.OK, mtt.Check(h.a.tpt.Keys(), tok, h.pd.handle, qp.num, 2*mrVA, pg, mtt.AccessRemoteWrite))
+}
+
+// 5.5: binding to a fast-register MR is the wrong MR kind.
+func TestBindToFastRegisterMrIsInvalidDeviceRequest(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	fr := h.frmr(16, true)
+	require.Equal(t, StatusInvalidDeviceRequest, h.a.Bind(qp, 0, fr, h.mw(), 0, pg, OpAllowRemoteRead))
+}
+
+// Rule 52, 5.5: binding a window that is still bound is an error
+// completion STATUS_INVALID_DEVICE_STATE; the QP goes to error and later
+// requests are cancelled; the first binding stays.
+func TestBindBoundWindowIsErrorCompletionInvalidDeviceState(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	tok := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteRead)
+	require.Equal(t, StatusSuccess, h.a.Bind(qp, 1, mr, mw, mrVA+pg, pg, OpAllowRemoteRead))
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 2, mw, 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 2)
+	require.Equal(t, StatusInvalidDeviceState, res[0].Status)
+	require.Equal(t, OpBind, res[0].Type)
+	require.Equal(t, StatusCancelled, res[1].Status)
+	require.Equal(t, mtt.OK, mtt.Check(h.a.tpt.Keys(), tok, h.pd.handle, qp.num, mrVA, pg, mtt.AccessRemoteRead))
+}
+
+// 5.3, rules 50, 56: every bind gives a new key; after invalidate and
+// rebind the token of the earlier binding is refused.
+func TestStaleWindowTokenAfterRebindRefused(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	old := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 3, mw, 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 1)
+	require.Equal(t, OpInvalidate, res[0].Type)
+	require.Equal(t, StatusSuccess, res[0].Status)
+	kt := h.a.tpt.Keys()
+	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(kt, old, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
+	fresh := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
+	require.NotEqual(t, old, fresh)
+	require.Equal(t, mtt.ReasonKeyMismatch, mtt.Check(kt, old, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
+	require.Equal(t, mtt.OK, mtt.Check(kt, fresh, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
+}
+
+// Rule 57 choice: invalidating a window that is not bound is an error
+// completion.
+func TestInvalidateUnboundWindowIsErrorCompletion(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 0, h.mw(), 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 1)
+	require.Equal(t, StatusInvalidDeviceState, res[0].Status)
+}
+
+// Rule 28, 5.5: DeregisterMr of an MR with a bound window is DEVICE_BUSY
+// inline and changes nothing; after the window is invalidated it works.
+func TestDeregisterWithBoundWindowIsDeviceBusy(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mrTok := mtt.Token(h.a.GetRemoteTokenFromMr(mr))
+	mw := h.mw()
+	wtok := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
+	calls := 0
+	require.Equal(t, StatusDeviceBusy, h.a.DeregisterMr(mr, func(uint64, Status) { calls++ }, 0))
+	h.run()
+	require.Zero(t, calls)
+	kt := h.a.tpt.Keys()
+	require.Equal(t, mtt.OK, mtt.Check(kt, mrTok, h.pd.handle, qp.num, mrVA, 8, mtt.AccessLocalWrite))
+	require.Equal(t, mtt.OK, mtt.Check(kt, wtok, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 0, mw, 0))
+	h.run()
+	require.Len(t, h.poll(), 1)
+	h.deregister(mr)
+	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(kt, mrTok, h.pd.handle, qp.num, mrVA, 8, mtt.AccessLocalWrite))
+}
+
+// Rule 4, 5.2: Bind's inline checks on connection and flags.
+func TestBindInlineChecks(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	st, qp := h.a.CreateQP(h.pd, h.cq, 0, 16, 0)
+	require.Equal(t, StatusSuccess, st)
+	mr, _ := h.register(mrVA, pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	require.Equal(t, StatusConnectionInvalid, h.a.Bind(qp, 0, mr, mw, mrVA, pg, OpAllowRemoteRead))
+	qp.Connect()
+	require.Equal(t, StatusInvalidParameter, h.a.Bind(qp, 0, mr, mw, mrVA, pg, 0x20))     // 5.2
+	require.Equal(t, StatusInvalidParameter, h.a.Bind(qp, 0, mr, mw, mrVA, pg, OpInline)) // not a Bind flag
+	unreg := h.normalMr()
+	require.Equal(t, StatusInvalidDeviceState, h.a.Bind(qp, 0, unreg, mw, mrVA, pg, OpAllowRemoteRead))
+}
+
+// Rule 46: CreateMw fails inline with INSUFFICIENT_RESOURCES when the key
+// table is full.
+func TestCreateMwFullKeyTableIsInsufficientResources(t *testing.T) {
+	sp := DefaultSpec()
+	sp.TPT.KeyTableEntriesMax = 1
+	h := newHarness(t, sp)
+	h.mw()
+	st, mw := h.a.CreateMw(h.pd, nil, 0)
+	require.Equal(t, StatusInsufficientResources, st)
+	require.Nil(t, mw)
+}
+
+// Rules 3, 5, 47: a successful Bind with SILENT_SUCCESS produces no CQE;
+// the window is bound all the same.
+func TestBindSilentSuccessHasNoCQE(t *testing.T) {
+	h := newHarness(t, DefaultSpec())
+	qp := h.qp(16)
+	mr, _ := h.register(mrVA, pg, MRAllowRemoteWrite)
+	mw := h.mw()
+	require.Equal(t, StatusSuccess, h.a.Bind(qp, 0, mr, mw, mrVA, pg, OpAllowRemoteRead|OpSilentSuccess))
+	tok := mtt.Token(h.a.GetRemoteTokenFromMw(mw))
+	h.run()
+	require.Empty(t, h.poll())
+	require.Equal(t, mtt.OK, mtt.Check(h.a.tpt.Keys(), tok, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteRead))
+}

@@ -1,0 +1,59 @@
+package nic
+
+// recvWR is one posted receive (NdkReceive).
+type recvWR struct {
+	ctx uint64
+	sge SGE
+}
+
+// Receive is NdkReceive: post a receive buffer on qp's receive queue. It
+// may be posted before the QP is connected (rule 4). The model keeps the
+// receive queue in the provider's and NIC's shared record: posting costs no
+// PCIe traffic (see docs/nic.md Deviations). A full receive queue is
+// STATUS_NO_MORE_ENTRIES; a QP in the error state completes the receive
+// with STATUS_CANCELLED at once.
+func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
+	if qp == nil || qp.closed {
+		return StatusInvalidHandle
+	}
+	if qp.rqDepth == 0 || qp.rqTail-qp.rqHead >= uint64(qp.rqDepth) {
+		return StatusNoMoreEntries
+	}
+	if qp.rq == nil {
+		qp.rq = make([]recvWR, qp.rqDepth)
+	}
+	rw := recvWR{ctx: ctx, sge: sge}
+	if qp.err {
+		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
+		return StatusSuccess
+	}
+	qp.rq[qp.rqTail%uint64(len(qp.rq))] = rw
+	qp.rqTail++
+	return StatusSuccess
+}
+
+// writeRecvCQE writes the CQE of a receive to the QP's CQ by DMA. A full
+// CQ drops it and counts an overrun (the model does not stall receives).
+func (a *Adapter) writeRecvCQE(qp *QP, rw recvWR, st Status, bytes uint32, typ OpType, spec uint64) {
+	cq := qp.cq
+	if cq.prod-cq.cons >= uint64(cq.depth) {
+		a.Stats.CQOverruns++
+		return
+	}
+	slot := uint32(cq.prod % uint64(cq.depth))
+	cq.prod++
+	now := a.eng.Now()
+	cq.ring[slot] = cqEntry{
+		res:   Result{Status: st, BytesTransferred: bytes, QPContext: qp.ctx, RequestContext: rw.ctx, Type: typ, TypeSpecific: spec},
+		qp:    qp,
+		recv:  true,
+		tPost: now,
+		kind:  kindReceive,
+	}
+	a.Stats.Ops[kindReceive].Completed++
+	a.Stats.Ops[kindReceive].LastRetire = now
+	a.Stats.CQEs++
+	addr := cq.addr + uint64(slot)*uint64(a.spec.CQEBytes)
+	a.Stats.addBytes(kindReceive, purposeCQE, uint64(a.spec.CQEBytes))
+	a.dataDMA(true, a, addr, uint64(a.spec.CQEBytes), evCQE|uint64(cq.num)<<32|uint64(slot))
+}

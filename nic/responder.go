@@ -1,0 +1,395 @@
+package nic
+
+import (
+	"fmt"
+
+	"nicsim/mtt"
+	"nicsim/sim"
+)
+
+// responder is the NIC's receive side of the remote data path. Requests
+// from the wire are taken in arrival order; a Read or Write is translated
+// through the TPT's timed translator (mtt.Translator.Lookup: MPT and MTT
+// cache misses cost PCIe reads) and the whole range is checked - token,
+// PD, the window's QP, rights, bounds, wrap - before any byte moves
+// (NDK.md 5.4). Translations of several requests overlap; data DMAs start
+// in arrival order and answers leave in arrival order.
+//
+// A refused request moves no byte: the responder's QP goes to the error
+// state (its receives are flushed with STATUS_CANCELLED) and the initiator
+// gets a NAK that completes its request with RemoteAccessErrorStatus; the
+// initiator's QP goes to error too, so the rest of both queues completes
+// with STATUS_CANCELLED (5.1, 5.4). Requests arriving on a QP in the error
+// state are answered "flushed" (STATUS_CANCELLED).
+type responder struct {
+	a     *Adapter
+	ops   []*rxOp // pool of pointers: the translator holds &op.req
+	free  []int
+	q     []int // op ids in arrival order
+	retry bool  // a retry event is scheduled
+}
+
+type rxState uint8
+
+const (
+	rxNew rxState = iota
+	rxLookup
+	rxReady // checked (or needs no check): may start its data movement
+	rxDMA
+	rxDone
+)
+
+type rxOp struct {
+	p      packet
+	req    mtt.Request
+	state  rxState
+	nak    Status // non-zero: answer with a NAK of this status
+	qpErr  bool   // the refusal puts the responder's QP in error
+	recv   recvWR // Send: the receive it consumed
+	hasRcv bool
+	pages  []uint64
+	off    uint64
+	rdata  []byte // Read: the bytes, taken when its DMA starts
+}
+
+var _ sim.Handler = (*responder)(nil)
+
+// Responder events (arg of responder.Handle).
+const (
+	rxEvLookup = 1 << evShift
+	rxEvDMA    = 2 << evShift
+	rxEvRetry  = 3 << evShift
+)
+
+func (r *responder) arrive(now sim.Tick, p packet) {
+	var id int
+	if n := len(r.free); n > 0 {
+		id = r.free[n-1]
+		r.free = r.free[:n-1]
+	} else {
+		r.ops = append(r.ops, new(rxOp))
+		id = len(r.ops) - 1
+	}
+	o := r.ops[id]
+	pages, reqPages := o.pages[:0], o.req.Pages[:0]
+	*o = rxOp{p: p, pages: pages}
+	o.req.Pages = reqPages
+	r.q = append(r.q, id)
+	r.a.Stats.RemoteRequests++
+	r.pump(now)
+}
+
+// Handle receives translation and DMA completions.
+func (r *responder) Handle(now sim.Tick, arg uint64) {
+	if arg == rxEvRetry {
+		r.retry = false
+		r.pump(now)
+		return
+	}
+	id := int(arg & evMask)
+	o := r.ops[id]
+	switch arg &^ evMask {
+	case rxEvLookup:
+		o.state = rxReady
+		if o.req.Reason != mtt.OK {
+			o.nak, o.qpErr = r.a.spec.RemoteAccessErrorStatus, true
+			r.a.Stats.RemoteRefused[o.req.Reason]++
+		} else {
+			o.pages, o.off = append(o.pages[:0], o.req.Pages...), o.req.Offset
+		}
+	case rxEvDMA:
+		r.dmaDone(now, id)
+	default:
+		panic(fmt.Sprintf("nic: %s: unknown responder event %#x", r.a.name, arg))
+	}
+	r.pump(now)
+}
+
+// pump starts translations in order, starts data movement in order, and
+// sends answers in order.
+func (r *responder) pump(now sim.Tick) {
+	inOrder := true
+	for _, id := range r.q {
+		o := r.ops[id]
+		if o.state == rxNew && !r.start(id) {
+			break // translator full: later requests wait (in order); retried
+		}
+		if o.state == rxReady && inOrder {
+			r.issue(now, id)
+		}
+		if o.state != rxDMA && o.state != rxDone {
+			inOrder = false
+		}
+	}
+	for len(r.q) > 0 && r.ops[r.q[0]].state == rxDone {
+		id := r.q[0]
+		r.q = r.q[1:]
+		r.answer(now, id)
+	}
+}
+
+// start classifies a new request and starts its translation; false when
+// the translator has no free slot.
+func (r *responder) start(id int) bool {
+	a := r.a
+	o := r.ops[id]
+	qp := a.qps[o.p.dstQP]
+	if qp.err || qp.closed {
+		o.nak, o.state = StatusCancelled, rxReady
+		return true
+	}
+	if o.p.kind == pktSendReq {
+		o.state = rxReady
+		return true
+	}
+	if o.p.length == 0 {
+		o.state = rxReady // 5.4: zero length moves nothing, checks no token
+		return true
+	}
+	if !a.tpt.CanAccept() {
+		// The translator frees a slot when one of its lookups finishes;
+		// ours call pump, and a retry a cycle later covers the others.
+		if !r.retry {
+			r.retry = true
+			a.eng.After(a.clock.Period, sim.PrioDefault, r, rxEvRetry)
+		}
+		a.Stats.RemoteTranslateStalls++
+		return false
+	}
+	acc := mtt.AccessRemoteRead
+	if o.p.kind == pktWriteReq {
+		acc = mtt.AccessRemoteWrite
+	}
+	o.req.Token, o.req.PD, o.req.QPN = mtt.Token(o.p.token), qp.pd.handle, qp.num
+	o.req.VA, o.req.Length, o.req.Access = o.p.va, o.p.length, acc
+	if err := a.tpt.Lookup(&o.req, r, rxEvLookup|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: Lookup refused after CanAccept: %v", a.name, err))
+	}
+	o.state = rxLookup
+	return true
+}
+
+// issue starts the data movement of a checked request.
+func (r *responder) issue(now sim.Tick, id int) {
+	a := r.a
+	o := r.ops[id]
+	qp := a.qps[o.p.dstQP]
+	if o.nak == 0 && qp.err {
+		o.nak = StatusCancelled // an earlier request of this QP failed
+	}
+	if o.nak != 0 {
+		if o.qpErr {
+			a.qpToError(qp)
+		}
+		o.state = rxDone
+		return
+	}
+	n := o.p.length
+	switch o.p.kind {
+	case pktWriteReq:
+		if n == 0 {
+			o.state = rxDone
+			return
+		}
+		a.mem.writePages(o.pages, o.off, o.p.data)
+		o.state = rxDMA
+		a.dmaWriteTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+	case pktReadReq:
+		if n == 0 {
+			o.state = rxDone
+			return
+		}
+		// The bytes are taken now, in arrival order, so a later Write
+		// cannot show through; the DMA read charges the time.
+		o.rdata = a.wire.buf(n)
+		a.mem.readPages(o.pages, o.off, o.rdata)
+		o.state = rxDMA
+		a.dmaReadTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+	case pktSendReq:
+		r.issueSend(now, id)
+	}
+}
+
+// issueSend places a Send in the next posted receive; SendAndInvalidate
+// checks the token it must invalidate first (rule 57: an invalid token
+// aborts the connection).
+func (r *responder) issueSend(now sim.Tick, id int) {
+	a := r.a
+	o := r.ops[id]
+	qp := a.qps[o.p.dstQP]
+	if o.p.inv && !a.canRemoteInvalidate(qp, mtt.Token(o.p.token)) {
+		o.nak = a.spec.RemoteAccessErrorStatus
+		a.Stats.RemoteInvalidateRefused++
+		a.qpToError(qp)
+		o.state = rxDone
+		return
+	}
+	if qp.rqHead == qp.rqTail {
+		// No receive posted: the model has no RNR retry (docs/nic.md).
+		o.nak = StatusRemoteResources
+		a.qpToError(qp)
+		o.state = rxDone
+		return
+	}
+	rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
+	n := o.p.length
+	if n > uint64(rw.sge.Length) {
+		o.nak = StatusRemoteResources
+		a.qpToError(qp)
+		o.state = rxDone
+		return
+	}
+	var pages []uint64
+	var off uint64
+	if n > 0 {
+		var ok bool
+		pages, off, ok = a.translateLocal(qp, rw.sge, n, mtt.AccessLocalWrite, o.pages[:0])
+		o.pages = pages[:0]
+		if !ok {
+			o.nak = StatusRemoteResources
+			a.qpToError(qp)
+			o.state = rxDone
+			return
+		}
+	}
+	qp.rqHead++
+	o.recv, o.hasRcv = rw, true
+	if n == 0 {
+		o.state = rxDone
+		return
+	}
+	a.mem.writePages(pages, off, o.p.data)
+	o.state = rxDMA
+	a.dmaWriteTo(r, pages[0]+off, n, rxEvDMA|uint64(id))
+}
+
+func (r *responder) dmaDone(now sim.Tick, id int) {
+	o := r.ops[id]
+	o.state = rxDone
+}
+
+// answer sends the answer of a finished request and, for a Send, signals
+// the receive (after the invalidation, rule 57).
+func (r *responder) answer(now sim.Tick, id int) {
+	a := r.a
+	o := r.ops[id]
+	qp := a.qps[o.p.dstQP]
+	ans := packet{dstQP: qp.peer, wrIdx: o.p.wrIdx}
+	switch {
+	case o.nak != 0:
+		ans.kind, ans.status = pktNak, o.nak
+	case o.p.kind == pktReadReq:
+		ans.kind = pktReadResp
+		ans.data, o.rdata = o.rdata, nil
+	default:
+		ans.kind = pktAck
+	}
+	if o.hasRcv && o.nak == 0 {
+		typ, spec := OpReceive, uint64(0)
+		if o.p.inv {
+			a.remoteInvalidate(mtt.Token(o.p.token))
+			typ, spec = OpReceiveAndInvalidate, uint64(o.p.token)
+		}
+		a.writeRecvCQE(qp, o.recv, StatusSuccess, uint32(o.p.length), typ, spec)
+	}
+	a.wire.send(a.wireEnd, ans)
+	a.wire.release(o.p.data)
+	o.p.data = nil
+	r.free = append(r.free, id)
+}
+
+// canRemoteInvalidate: the token must name a valid window bound to this
+// QP, or a valid fast-register MR, of the QP's PD (rule 57, 54).
+func (a *Adapter) canRemoteInvalidate(qp *QP, tok mtt.Token) bool {
+	e, ok := a.tpt.Keys().Entry(tok.Index())
+	if !ok || e.State != mtt.StateValid || e.Key != tok.Key() || e.PD != qp.pd.handle {
+		return false
+	}
+	if e.Kind == mtt.KindMW {
+		return e.QPN == qp.num
+	}
+	// An MR: only a fast-registered one (rule 54: never an NdkRegisterMr MR).
+	mr := a.mrAt(tok.Index())
+	return mr != nil && mr.fastRegister
+}
+
+// mrAt returns the MR object of key-table index idx, or nil.
+func (a *Adapter) mrAt(idx uint32) *MR {
+	if idx < uint32(len(a.mrByIndex)) {
+		return a.mrByIndex[idx]
+	}
+	return nil
+}
+
+// remoteInvalidate invalidates tok in the key table and writes the MPT
+// entry (posted; the functional change is immediate).
+func (a *Adapter) remoteInvalidate(tok mtt.Token) {
+	if err := a.tpt.Keys().Invalidate(tok); err != nil {
+		panic(fmt.Sprintf("nic: %s: remote invalidate: %v", a.name, err))
+	}
+	a.windowUnbound(a.mwAt(tok.Index()))
+	if a.tpt.CanWrite() {
+		if err := a.tpt.WriteMPT(tok.Index(), nil, 0); err != nil {
+			panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+		}
+	}
+	a.Stats.RemoteInvalidations++
+}
+
+// qpToError puts a QP in the error state (5.1): its send queue is flushed
+// by the scheduler and its posted receives complete with STATUS_CANCELLED.
+func (a *Adapter) qpToError(qp *QP) {
+	if !qp.err {
+		qp.err = true
+		a.Stats.ErrorCompletions++
+		a.sched.activate(qp)
+	}
+	a.flushReceives(qp)
+}
+
+// flushReceives completes every posted receive of qp with STATUS_CANCELLED.
+func (a *Adapter) flushReceives(qp *QP) {
+	for qp.rqHead != qp.rqTail {
+		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
+		qp.rqHead++
+		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
+	}
+}
+
+// dmaWriteTo / dmaReadTo issue a data DMA whose completion goes to h.
+func (a *Adapter) dmaWriteTo(h sim.Handler, addr, n, arg uint64) {
+	a.Stats.DataDMABytes += n
+	a.dataDMA(true, h, addr, n, arg)
+}
+
+func (a *Adapter) dmaReadTo(h sim.Handler, addr, n, arg uint64) {
+	a.Stats.DataDMABytes += n
+	a.dataDMA(false, h, addr, n, arg)
+}
+
+type dataDMAReq struct {
+	write        bool
+	h            sim.Handler
+	addr, n, arg uint64
+}
+
+func (a *Adapter) dataDMA(write bool, h sim.Handler, addr, n, arg uint64) {
+	if len(a.dataQ) == 0 && a.dma.CanAccept() {
+		a.issueDataDMA(dataDMAReq{write, h, addr, n, arg})
+		return
+	}
+	a.dataQ = append(a.dataQ, dataDMAReq{write, h, addr, n, arg})
+	a.dma.AddWaker(&a.dmaRetry)
+}
+
+func (a *Adapter) issueDataDMA(q dataDMAReq) {
+	var err error
+	if q.write {
+		err = a.dma.Write(q.addr, q.n, q.h, q.arg)
+	} else {
+		err = a.dma.Read(q.addr, q.n, q.h, q.arg)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("nic: %s: data DMA refused after CanAccept: %v", a.name, err))
+	}
+}
