@@ -104,7 +104,12 @@ type Spec struct {
 	// MLX5_UMR_MTT_ALIGNMENT). A multiple of 64.
 	MTTWriteBytesMax uint32 `json:"mtt_write_bytes_max"`
 	// CacheWritePolicy says what a registration write does to a cached
-	// copy: "update" or "invalidate".
+	// copy: "update" (write the new entry into the cached line, no allocate)
+	// or "invalidate" (drop it; the next lookup misses). Default "update",
+	// assumed: the NIC itself writes the entries (a FastRegister's MPT and
+	// MTT writes, the firmware's through the same TPT unit), so it has the
+	// new entry at hand; dropping it would make every FastRegister and
+	// Invalidate of one MR miss on the next request of that MR.
 	CacheWritePolicy string `json:"cache_write_policy"`
 }
 
@@ -126,7 +131,7 @@ func DefaultSpec() Spec {
 		RequestsMax:      64,
 		WriteOpsMax:      16,
 		MTTWriteBytesMax: 64,
-		CacheWritePolicy: WriteInvalidate,
+		CacheWritePolicy: WriteUpdate,
 	}
 }
 

@@ -112,6 +112,8 @@ type Translator struct {
 
 	slots      []slot
 	freeSlots  []uint32
+	wakers     []sim.Waker // woken when a slot frees after a refusal
+	refused    bool
 	writes     []writeOp
 	freeWrites []uint32
 	writeQ     ring
@@ -224,8 +226,27 @@ func (t *Translator) MTTLine(i uint32) uint64 { return t.lay.mttLine(uint64(i)) 
 // InFlight is the number of translate requests in the unit.
 func (t *Translator) InFlight() int { return len(t.slots) - len(t.freeSlots) }
 
-// CanAccept reports whether Lookup has a free request slot.
-func (t *Translator) CanAccept() bool { return len(t.freeSlots) > 0 }
+// CanAccept reports whether Lookup and ReadMPT have a free request slot.
+// When they have not, wakers added with AddWaker are woken once one frees.
+func (t *Translator) CanAccept() bool {
+	if len(t.freeSlots) > 0 {
+		return true
+	}
+	t.refused = true
+	return false
+}
+
+// AddWaker registers w, for good, to be woken each time a request slot
+// frees after CanAccept (or a refused request) found none. Adding a waker
+// that is already registered does nothing.
+func (t *Translator) AddWaker(w sim.Waker) {
+	for _, x := range t.wakers {
+		if x == w {
+			return
+		}
+	}
+	t.wakers = append(t.wakers, w)
+}
 
 // Lookup starts translating r. done.Handle(now, arg) runs once, when r's
 // result is known: after the key-table entry is on the NIC and checked
@@ -248,6 +269,7 @@ func (t *Translator) ReadMPT(r *Request, done sim.Handler, arg uint64) error {
 
 func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly bool) error {
 	if len(t.freeSlots) == 0 {
+		t.refused = true
 		return fmt.Errorf("%w: %s: all %d request slots in use", ErrBusy, t.name, len(t.slots))
 	}
 	id := t.freeSlots[len(t.freeSlots)-1]
@@ -486,6 +508,12 @@ func (t *Translator) finish(id uint32, now sim.Tick, reason Reason) {
 	r, done, arg := s.req, s.done, s.arg
 	*s = slot{}
 	t.freeSlots = append(t.freeSlots, id)
+	if t.refused {
+		t.refused = false
+		for _, w := range t.wakers {
+			w.Wake()
+		}
+	}
 	r.Reason = reason
 	r.End = now
 	t.Stats.Requests++

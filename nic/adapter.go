@@ -44,6 +44,7 @@ const (
 	evFwCmd     = 11 << evShift // firmware command MMIO arrived: command id
 	evDataRead  = 12 << evShift // payload DMA read of a Write/Send done: outbound id
 	evDataWrite = 13 << evShift // Read data placed in host memory: qpn<<32 | slot
+	evMPTRead   = 14 << evShift // validate's MPT entry is on the NIC: engine<<32 | in-flight slot
 
 	mmioWQEBit = 1 << 55
 	flushBit   = 1 << 54
@@ -189,6 +190,8 @@ func (a *Adapter) Handle(now sim.Tick, arg uint64) {
 		a.doorbellArrived(now, arg&evMask)
 	case evPageList:
 		a.engines[(arg&evMask)>>32].pageList.asyncDone(now, uint32(arg))
+	case evMPTRead:
+		a.engines[(arg&evMask)>>32].validate.asyncDone(now, uint32(arg))
 	case evFetch:
 		a.fetch.readDone(now, uint32(arg))
 	case evCQE:

@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"nicsim/mtt"
 
 	"nicsim/sim"
 )
@@ -18,6 +19,7 @@ type engine struct {
 	mptUpdate  *stage
 	cacheWrite *stage
 	out        *sim.Port[item] // to the completion engine
+	mptReq     []mtt.Request   // validate's MPT reads, by in-flight slot
 }
 
 // build wires the pipeline: doorbell -> scheduler -> WQE fetch -> engines ->
@@ -32,6 +34,7 @@ func (a *Adapter) build() error {
 		e := &engine{idx: i}
 		e.parse = newStage(a, stParse, e, p+"Parse", sp.Parse, 0, &a.Stats.Stages[stParse])
 		e.validate = newStage(a, stValidate, e, p+"Validate", sp.Validation, 0, &a.Stats.Stages[stValidate])
+		e.mptReq = make([]mtt.Request, len(e.validate.fl))
 		e.pageList = newStage(a, stPageList, e, p+"PageList", sp.PageList, int(sp.PageListFetchesMax), &a.Stats.Stages[stPageList])
 		e.mttWrite = newStage(a, stMTTWrite, e, p+"MTTWrite", sp.MTTWrite, 0, &a.Stats.Stages[stMTTWrite])
 		e.mptUpdate = newStage(a, stMPTUpdate, e, p+"MPTUpdate", sp.MPTUpdate, 0, &a.Stats.Stages[stMPTUpdate])
@@ -67,7 +70,7 @@ func (a *Adapter) accept(s *stage, m item, now sim.Tick) acceptResult {
 	case stParse:
 		return acceptSync
 	case stValidate:
-		return a.validate(s.eng, qp, w, now)
+		return a.validate(s, qp, w, now)
 	case stPageList:
 		return a.pageListFetch(s, qp, m, w)
 	case stMTTWrite:

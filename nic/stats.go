@@ -99,6 +99,8 @@ type Stats struct {
 	FetchStalls             uint64 // fetched WQEs waiting for room in an engine queue
 	FetchDMAStalls          uint64
 	PageListDMAStalls       uint64
+	MPTReads                uint64 // validate's key-table reads through the MPT cache
+	MPTReadStalls           uint64 // validate found every TPT request slot busy
 	TPTWriteStalls          uint64
 	HazardStalls            uint64
 	ReadFenceStalls         uint64
@@ -247,6 +249,8 @@ func (a *Adapter) Register(r *sim.Registry) error {
 		{"Scheduler.Flushed", "requests", "requests cancelled by the flush path", &s.Flushed},
 		{"PageList.Fetches", "reads", "page-list DMA reads", &s.PageListFetches},
 		{"PageList.DMAStalls", "cycles", "page-list reads waiting for room in the DMA queue", &s.PageListDMAStalls},
+		{"Validate.MPTReads", "reads", "key-table entries read through the MPT cache by validate", &s.MPTReads},
+		{"Validate.MPTReadStalls", "stalls", "validate waiting for a free TPT request slot", &s.MPTReadStalls},
 		{"TPT.WriteStalls", "cycles", "MTT/MPT writes waiting for a TPT write slot", &s.TPTWriteStalls},
 		{"Validate.HazardStalls", "cycles", "requests waiting for an earlier request on the same MR", &s.HazardStalls},
 		{"Validate.ReadFenceStalls", "cycles", "READ_FENCE requests waiting for earlier reads", &s.ReadFenceStalls},

@@ -1,6 +1,8 @@
 package nic
 
 import (
+	"fmt"
+
 	"nicsim/mtt"
 	"nicsim/sim"
 )
@@ -24,10 +26,18 @@ import (
 //     not the entry's (stale).
 //   - Invalidate of an MR that is not valid (a double invalidate, rule 57;
 //     never registered) is an error completion STATUS_INVALID_DEVICE_STATE.
+//   - The key-table entry is read through the TPT's MPT cache
+//     (mtt.Translator.ReadMPT): the request leaves validate no earlier than
+//     the cache's hit latency, or, on a miss, the ICM read over PCIe; the
+//     stage is in order, so a miss holds the requests behind it (the
+//     "asynchronous TPT read that blocks the send queue", HARDWARE.md 5).
+//     A request whose MR already has requests in flight on this engine
+//     finds the entry on the NIC and does not read it again.
 //
 // An error puts the QP in the error state; every later request of the QP
 // then completes with STATUS_CANCELLED, in post order.
-func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult {
+func (a *Adapter) validate(s *stage, qp *QP, w *wr, now sim.Tick) acceptResult {
+	e := s.eng
 	if qp.err {
 		w.status, w.skip = StatusCancelled, true
 		return acceptSync
@@ -47,6 +57,12 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 	if hz.n > 0 && hz.engine != e.idx {
 		a.Stats.HazardStalls++
 		hz.waiters = true
+		return acceptStall
+	}
+	readMPT := hz.n == 0 // no request in flight has brought the entry onto the NIC
+	if readMPT && !a.tpt.CanAccept() {
+		a.tpt.AddWaker(s.drv)
+		a.Stats.MPTReadStalls++
 		return acceptStall
 	}
 	var valid bool
@@ -72,12 +88,23 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 	case w.op == OpInvalidate && !valid:
 		status = StatusInvalidDeviceState
 	}
+	result := acceptSync
+	if readMPT {
+		slot := s.nextSlot()
+		r := &e.mptReq[slot]
+		*r = mtt.Request{Token: w.tok, Pages: r.Pages}
+		if err := a.tpt.ReadMPT(r, a, evMPTRead|uint64(e.idx)<<32|uint64(slot)); err != nil {
+			panic(fmt.Sprintf("nic: %s: MPT read refused after CanAccept: %v", s.name, err))
+		}
+		a.Stats.MPTReads++
+		result = acceptAsync
+	}
 	if status != StatusSuccess {
 		w.status, w.skip = status, true
 		qp.err = true
 		a.Stats.ErrorCompletions++
 		a.sched.activate(qp) // flush what is not fetched yet
-		return acceptSync
+		return result
 	}
 	hz.n++
 	hz.engine = e.idx
@@ -86,7 +113,7 @@ func (a *Adapter) validate(e *engine, qp *QP, w *wr, now sim.Tick) acceptResult 
 		key++
 	}
 	hz.key = key
-	return acceptSync
+	return result
 }
 
 // hazard is the scoreboard entry of one key-table index: requests past

@@ -151,7 +151,7 @@ func fieldsOf(t reflect.Type) []fieldInfo {
 			name = f.Tag.Get("json")
 		}
 		name, _, _ = strings.Cut(name, ",")
-		if name == "" || name == "-" {
+		if name == "" || name == "-" || modelSkip[t] == name {
 			continue
 		}
 		r, ok := f.Tag.Lookup("check")

@@ -10,14 +10,17 @@
 // then cross-key rules and each model's own Validate run. A file with any
 // error yields no workload at all.
 //
-// Running: Build makes the model of a point (PCIe link, DMA engine,
-// translation unit, registered regions) on a fresh sim.Env seeded from
-// run.seed; each generator drives its kind's Source closed or open loop
+// Running: Build makes the model of a point (PCIe link, DMA engine, the NIC
+// with its translation unit, registered regions) on a fresh sim.Env seeded
+// from run.seed; each kind's Source sets up its objects (running pending
+// creation calls to completion) before warm-up; each generator drives its kind's Source closed or open loop
 // with its own random streams (sim.Stream(seed, "gen.<name>.ops") and
 // ".arrivals"); RunPoint advances the engine in slices (Engine.RunUntil)
 // so callers can show progress and stop on Ctrl-C; the Result holds no
 // wall-clock time and no map, so it is byte-identical for a file and seed.
 //
-// Kinds register themselves with RegisterKind (see kind.go); the NIC's
-// operations will plug in the same way as dma_read, dma_write and translate.
+// Kinds register themselves with RegisterKind (see kind.go): dma_read,
+// dma_write, translate, and the NIC's fast_register_invalidate
+// (kind_fastreg.go), whose parts (fast_register, invalidate) get rows of
+// their own through PartSource.
 package workloads

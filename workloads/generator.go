@@ -105,13 +105,13 @@ func newGenerator(m *Model, cfg *Generator, seed uint64, warmEnd sim.Tick, targe
 	return g, nil
 }
 
-// start begins the generator at time 0.
-func (g *generator) start() {
+// start begins the generator at time now (the end of setup).
+func (g *generator) start(now sim.Tick) {
 	if g.open {
 		g.scheduleArrival()
 		return
 	}
-	g.fill(0)
+	g.fill(now)
 }
 
 type arrivalHandler struct{ g *generator }

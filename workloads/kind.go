@@ -10,7 +10,7 @@ import (
 )
 
 // Kind is one operation kind a generator can issue (dma_read, translate,
-// and, once the NIC lands, fast_register, invalidate, bind, ...). A kind
+// fast_register_invalidate; later bind, register_mr, ...). A kind
 // registers itself from an init function with RegisterKind; the loader,
 // generators, statistics, CLI and docs need no change to gain a kind.
 type Kind struct {
@@ -124,4 +124,18 @@ func (w *Workload) regionByName(name string) (*Region, bool) {
 
 func badKind(name string) error {
 	return fmt.Errorf("workloads: unknown operation kind %q", name)
+}
+
+// Part is one request type inside an operation (the FastRegister and the
+// Invalidate of a fast_register_invalidate chain) with its own latency
+// histogram in ps. A Source that has parts implements PartSource; the
+// summary shows one row per part below its generator's row.
+type Part struct {
+	Name string         // shown as <generator>/<name>, kind <name>
+	Lat  *sim.Histogram // successful requests started after warm-up
+}
+
+// PartSource is a Source that reports per-request latencies.
+type PartSource interface {
+	Parts() []Part
 }

@@ -49,6 +49,9 @@ type File struct {
 type SweepAxis struct {
 	Path   string   `json:"path"`
 	Values []string `json:"values"`
+	// Zip is set on every axis of a zipped sweep (sweep_mode: zip): point i
+	// takes value i of each axis instead of the cartesian product.
+	Zip bool `json:"zip,omitempty"`
 }
 
 // Load reads, overrides, decodes and validates a workload file. The error,
@@ -119,7 +122,7 @@ func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
 	}
 	r := doc.Content[0]
 	if r.Kind != yaml.MappingNode {
-		return nil, Errors{{File: name, Line: r.Line, Col: r.Column, Msg: "the top level must be a mapping of keys (name, adapter, run, regions, generators, sweep), found " + describe(r)}}
+		return nil, Errors{{File: name, Line: r.Line, Col: r.Column, Msg: "the top level must be a mapping of keys (name, adapter, run, regions, generators, sweep, sweep_mode), found " + describe(r)}}
 	}
 	return r, nil
 }
@@ -339,20 +342,41 @@ type pointValue struct {
 	text  string
 }
 
-// sweep removes the top-level `sweep` key and returns its axes and the
-// points (cartesian product, first axis outermost). Without a sweep there
-// is one point with no overrides.
+// sweep removes the top-level `sweep` and `sweep_mode` keys and returns the
+// axes and the points: the cartesian product (first axis outermost), or with
+// sweep_mode: zip, point i takes value i of every axis. Without a sweep
+// there is one point with no overrides.
 func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
-	var sn *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "sweep" {
+	var sn, mn *yaml.Node
+	for i := 0; i+1 < len(root.Content); {
+		switch root.Content[i].Value {
+		case "sweep":
 			sn = root.Content[i+1]
-			root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
-			break
+		case "sweep_mode":
+			mn = root.Content[i+1]
+		default:
+			i += 2
+			continue
+		}
+		root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
+	}
+	zip := false
+	if mn != nil {
+		switch {
+		case mn.Kind == yaml.ScalarNode && mn.Value == "cartesian":
+		case mn.Kind == yaml.ScalarNode && mn.Value == "zip":
+			zip = true
+		default:
+			d.errAt(mn, "sweep_mode", "expected cartesian or zip, found %s", describe(mn))
+			return nil, nil
 		}
 	}
 	points := [][]pointValue{nil}
 	if sn == nil || isNull(sn) {
+		if zip {
+			d.errAt(mn, "sweep_mode", "sweep_mode without a sweep")
+			return nil, nil
+		}
 		return nil, points
 	}
 	if sn.Kind != yaml.MappingNode {
@@ -364,6 +388,7 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		return nil, nil
 	}
 	var axes []SweepAxis
+	var cols [][]*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(sn.Content); i += 2 {
 		k, v := sn.Content[i], sn.Content[i+1]
@@ -382,11 +407,37 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 			d.errAt(v, kp, "expected a list of 1..%d values, found %s", SweepValuesMax, describe(v))
 			continue
 		}
-		ax := SweepAxis{Path: k.Value}
+		if zip && len(cols) > 0 && len(v.Content) != len(cols[0]) {
+			d.errAt(v, kp, "a zipped sweep needs lists of one length: %s has %d values, %s has %d",
+				k.Value, len(v.Content), axes[0].Path, len(cols[0]))
+			continue
+		}
+		ax := SweepAxis{Path: k.Value, Zip: zip}
+		for _, val := range v.Content {
+			ax.Values = append(ax.Values, nodeText(val))
+		}
+		axes = append(axes, ax)
+		cols = append(cols, v.Content)
+	}
+	if len(axes) == 0 {
+		return nil, nil
+	}
+	if zip {
+		points = nil
+		for j := range cols[0] {
+			var p []pointValue
+			for a, col := range cols {
+				p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
+			}
+			points = append(points, p)
+		}
+		return axes, points
+	}
+	for a, col := range cols {
 		var next [][]pointValue
 		for _, p := range points {
-			for _, val := range v.Content {
-				q := append(append([]pointValue(nil), p...), pointValue{path: k.Value, value: val, text: nodeText(val)})
+			for _, val := range col {
+				q := append(append([]pointValue(nil), p...), pointValue{path: axes[a].Path, value: val, text: nodeText(val)})
 				next = append(next, q)
 			}
 			if len(next) > SweepPointsMax {
@@ -394,11 +445,7 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 				return nil, nil
 			}
 		}
-		for _, val := range v.Content {
-			ax.Values = append(ax.Values, nodeText(val))
-		}
 		points = next
-		axes = append(axes, ax)
 	}
 	return axes, points
 }

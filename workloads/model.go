@@ -4,25 +4,47 @@ import (
 	"fmt"
 
 	"nicsim/mtt"
+	"nicsim/nic"
 	"nicsim/pcie"
 	"nicsim/sim"
 )
 
-// Model is the simulated hardware one run point drives: today the NIC's
-// PCIe link with its DMA engine and the translation unit on it; the NIC
-// (QPs, CQs, the NDK provider) joins as one more field. Kinds reach the
+// Model is the simulated hardware one run point drives: the NIC's PCIe link
+// with its DMA engine, the NIC (the NDK provider and its send-queue
+// pipeline) on that link, and the NIC's translation unit. Kinds reach the
 // blocks they need through it.
 type Model struct {
-	Env      *sim.Env
-	Link     *pcie.Link
+	Env  *sim.Env
+	Link *pcie.Link
+	// NIC is the adapter (nic.New on Link and Link.DMA()); kinds create
+	// their PDs, CQs, QPs and MRs on it during setup.
+	NIC *nic.Adapter
+	// TPT is the NIC's own translation unit (NIC.TPT(), built by nic.New
+	// from adapter.mtt): regions and the translate kind use the same MPT
+	// and MTT state, caches and ICM traffic as the NIC's registrations.
 	TPT      *mtt.Translator
 	Registry *sim.Registry
-	regions  []BuiltRegion
-	gens     []*generator
-	kickEv   bool
+	// WarmEnd is when measuring starts (set before the generators start):
+	// kinds that keep statistics of their own count only what starts at or
+	// after it.
+	WarmEnd sim.Tick
+	nicPD   *nic.PD // the PD of every NIC object, created by the first kind that needs it
+	regions []BuiltRegion
+	gens    []*generator
+	kickEv  bool
 	// endSnap is taken when the last generator completes its measured
 	// operations, so that an ops run's window figures end exactly there.
 	endSnap *snapshot
+	err     error // set by Fail
+}
+
+// Fail stops the run with err (a kind's source found the workload cannot
+// go on); RunPoint returns it.
+func (m *Model) Fail(err error) {
+	if m.err == nil {
+		m.err = err
+	}
+	m.Env.Engine.Stop()
 }
 
 func (m *Model) generatorDone(now sim.Tick) {
@@ -46,31 +68,35 @@ type BuiltRegion struct {
 // Model block names, as statistics and traces show them.
 const (
 	LinkName = "NIC.PCIe"
-	TPTName  = "NIC.TPT"
-	statsTPT = "NIC"
+	NICName  = "NIC"
+	TPTName  = NICName + ".TPT" // nic.New names its TPT so
 )
 
 // hostBase is where region pages live in host memory (2 MiB-aligned).
 const hostBase = 0x10_0000_0000
 
-// Build makes the model of a workload: the link and translation unit from
-// the adapter, the regions registered, statistics registered under the
-// model's names.
+// Build makes the model of a workload: the link, and the NIC with its
+// translation unit on it, from the adapter (the NIC's TPT is adapter.mtt);
+// the regions registered; every statistic registered under the model's
+// names (the link's under NIC.PCIe, the NIC's under NIC, its TPT's under
+// NIC.TPT).
 func Build(w *Workload) (*Model, error) {
 	env := sim.NewEnv(w.Run.Seed)
 	link, err := pcie.New(LinkName, w.Adapter.PCIe, env)
 	if err != nil {
 		return nil, err
 	}
-	tpt, err := mtt.New(TPTName, w.Adapter.MTT, link.DMA(), env)
+	spec := w.Adapter.NIC
+	spec.TPT = w.Adapter.MTT
+	a, err := nic.New(NICName, spec, env, link, link.DMA())
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{Env: env, Link: link, TPT: tpt, Registry: sim.NewRegistry()}
+	m := &Model{Env: env, Link: link, NIC: a, TPT: a.TPT(), Registry: sim.NewRegistry()}
 	if err := link.Register(m.Registry); err != nil {
 		return nil, err
 	}
-	if err := tpt.Stats.Register(m.Registry, statsTPT); err != nil {
+	if err := a.Register(m.Registry); err != nil {
 		return nil, err
 	}
 	link.DMA().AddWaker(m)

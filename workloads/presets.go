@@ -1,25 +1,81 @@
 package workloads
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"nicsim/mtt"
+	"nicsim/nic"
 	"nicsim/pcie"
 )
 
 // Adapter is the model configuration of a run: a named preset plus
 // overrides of any model parameter, one section per model package, keyed
-// by the spec's JSON field names. Adding a model is one field here (the
-// NIC will be `NIC nic.Spec `yaml:"nic" json:"nic"“), its values in each
-// preset, and a rule table in modelRules.
+// by the spec's JSON field names. Adding a model is one field here, its
+// values in each preset, and a rule table in modelRules.
+//
+// The NIC's translation unit is the `mtt` section: nic.Spec.TPT is not a key
+// of its own (modelSkip) and is set from MTT after decoding (syncTPT), so
+// one table configures the TPT whether or not the NIC runs operations.
 type Adapter struct {
 	Preset string    `yaml:"preset" json:"preset"`
 	PCIe   pcie.Spec `yaml:"pcie" json:"pcie"`
 	MTT    mtt.Spec  `yaml:"mtt" json:"mtt"`
+	NIC    nic.Spec  `yaml:"nic" json:"nic"`
 }
+
+// MarshalJSON writes the adapter as a file holds it: the nic section
+// without its tpt (which is the mtt section), so a resolved config.json
+// point loads back as a workload. Field order is kept.
+func (a Adapter) MarshalJSON() ([]byte, error) {
+	nb, err := json.Marshal(a.NIC)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(nb))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var nicJSON bytes.Buffer
+	nicJSON.WriteByte('{')
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if k == "tpt" {
+			continue
+		}
+		if nicJSON.Len() > 1 {
+			nicJSON.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		nicJSON.Write(kb)
+		nicJSON.WriteByte(':')
+		nicJSON.Write(v)
+	}
+	nicJSON.WriteByte('}')
+	return json.Marshal(struct {
+		Preset string          `json:"preset"`
+		PCIe   pcie.Spec       `json:"pcie"`
+		MTT    mtt.Spec        `json:"mtt"`
+		NIC    json.RawMessage `json:"nic"`
+	}{a.Preset, a.PCIe, a.MTT, nicJSON.Bytes()})
+}
+
+// syncTPT makes the NIC's TPT the `mtt` section.
+func (a *Adapter) syncTPT() { a.NIC.TPT = a.MTT }
+
+// modelSkip lists model spec fields a file cannot set: nic.Spec.TPT is the
+// `mtt` section.
+var modelSkip = map[reflect.Type]string{reflect.TypeFor[nic.Spec](): "tpt"}
 
 // ValueSource says where one preset value comes from: a HARDWARE.md section, or
 // "assumed: <why>".
@@ -47,8 +103,8 @@ var presets = []Preset{
 	{
 		Name:    "e5-gen3x8",
 		Summary: "the pcie-bench host: PCIe gen3 x8 to an E5-class Xeon (HARDWARE.md 1); pcie.DefaultSpec + mtt.DefaultSpec",
-		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec()},
-		Sources: e5Sources,
+		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec()},
+		Sources: append(append([]ValueSource(nil), e5Sources...), nicSources...),
 	},
 	{
 		Name: "gen4x16",
@@ -71,7 +127,7 @@ var presets = []Preset{
 }
 
 func gen4x16() Adapter {
-	a := Adapter{Preset: "gen4x16", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec()}
+	a := Adapter{Preset: "gen4x16", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec()}
 	a.PCIe.Gen, a.PCIe.Lanes = 4, 16
 	a.PCIe.TagsMax = 256
 	a.PCIe.HostNPHCredits = 256
@@ -142,6 +198,54 @@ var e5Sources = []ValueSource{
 	{"mtt.mtt_write_bytes_max", "HARDWARE.md 6: UMR MTT updates in 64 B units (MLX5_UMR_MTT_ALIGNMENT)"},
 	{"mtt.cache_write_policy", "assumed: invalidate; update keeps cached copies (write-through)"},
 }
+
+// nicSources gives the source of every value of nic.DefaultSpec, from the
+// comments in nic/spec.go and docs/nic.md ("Parameters").
+var nicSources = func() []ValueSource {
+	src := []ValueSource{
+		{"nic.clock_period_ps", "assumed: ConnectX internal clock unpublished (HARDWARE.md 7 [gap]); CX-6 Dx hca_core_clock 1000 MHz; must equal mtt.clock_period_ps"},
+		{"nic.frmr_page_count", "assumed (NDK.md 1.3 requires >= 16): 256 pages, 1 MiB regions"},
+		{"nic.max_initiator_queue_depth", "assumed"},
+		{"nic.max_receive_queue_depth", "assumed"},
+		{"nic.max_cq_depth", "assumed"},
+		{"nic.qps_max", "assumed simulator bound (ConnectX-5: 262144 QPs, HARDWARE.md 3)"},
+		{"nic.cqs_max", "assumed simulator bound"},
+		{"nic.host_base_addr", "assumed: SQ rings, page lists and CQ rings, clear of the TPT's ICM"},
+		{"nic.mmio_base_addr", "assumed: BAR of doorbells and WQE-by-MMIO buffers"},
+		{"nic.wqe_bytes", "HARDWARE.md 6: 64 B basic blocks (ERNIC WQE 64 B)"},
+		{"nic.doorbell_bytes", "HARDWARE.md 2: 8 B doorbell"},
+		{"nic.wqe_by_mmio", "HARDWARE.md 2: BlueFlame is the default for single WQEs"},
+		{"nic.inline_page_list_entries_max", "HARDWARE.md 5, 6: 8 entries (64 B) inline (kernel commit 064e5262)"},
+		{"nic.defer_chain_max", "assumed (NDK.md rule 14: MAX_DEFERRED_SQ_REQUESTS of the MS sample, value unpublished)"},
+		{"nic.mr_pool_entries", "assumed size of the mlx5 mkey-cache analogue (HARDWARE.md 4)"},
+		{"nic.firmware_command_ns", "HARDWARE.md 4: ~50 us per MR with the mlx5 mkey cache"},
+		{"nic.register_firmware_ns", "HARDWARE.md 4, 9: mlx5 with the mkey cache, ~50 us per MR"},
+		{"nic.deregister_firmware_ns", "HARDWARE.md 4: mlx5 dereg ~40 us per MR with the mkey cache"},
+		{"nic.pin_ps_per_page", "HARDWARE.md 4, 9: ~0.3 us per 4 KiB page pinned (verbs; Mooncake 0.38 us)"},
+		{"nic.unpin_ps_per_page", "HARDWARE.md 4: Mooncake, 500 GB deregistered in 11.8 s = 96 ns per page"},
+		{"nic.firmware_command_bytes", "assumed: the mlx5 command-queue entry is 64 B"},
+		{"nic.firmware_queue_depth", "assumed: mlx5 has up to 32 command-queue entries"},
+		{"nic.max_registration_size_bytes", "assumed: 1 GiB (2^18 MTT entries, a quarter of the default MTT)"},
+		{"nic.read_sink_required", "NDK.md rule 23: off by default (the adapter reports RDMA_READ_SINK_NOT_REQUIRED)"},
+		{"nic.host_memory_pages_max", "assumed: 2^20 pages (4 GiB) of host memory model, a simulator bound"},
+		{"nic.rotate_fast_register_key", "NDK.md 5.3: off by default"},
+		{"nic.remote_access_error_status", "NDK.md 5.4: STATUS_ACCESS_VIOLATION (0xC0000005)"},
+		{"nic.wqe_fetch_batch_max", "assumed (HARDWARE.md 2: CIB+ read all new WQEs in one DMA; Kalia batch 16)"},
+		{"nic.wqe_fetch_outstanding_max", "assumed"},
+		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near HARDWARE.md 5's ~1.3 M/s"},
+		{"nic.page_list_fetches_max", "assumed (HARDWARE.md 5: the engine blocks on the dependent read)"},
+		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
+		{"nic.moderation_cqes", "assumed: no interrupt moderation by default"},
+		{"nic.moderation_time_ns", "assumed: no interrupt moderation by default"},
+	}
+	for _, st := range []string{"doorbell", "scheduler", "wqe_fetch", "parse", "validate", "page_list", "mtt_write", "mpt_update", "cache_write", "completion"} {
+		for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
+			src = append(src, ValueSource{"nic." + st + "." + f,
+				"assumed: 2-8 cycle stages, the order of an ASIC pipeline stage at 1 GHz; no RNIC publishes them (HARDWARE.md 10, docs/nic.md)"})
+		}
+	}
+	return src
+}()
 
 // Presets returns the preset table in its fixed order.
 func Presets() []Preset { return presets }
@@ -240,6 +344,24 @@ var modelRules = map[reflect.Type]map[string]string{
 		"requests_max": "1..65536", "write_ops_max": "1..65536", "mtt_write_bytes_max": "mult:64 64..4096",
 		"cache_write_policy": "update|invalidate",
 	},
+	reflect.TypeFor[nic.Spec](): {
+		"clock_period_ps": "1..1e6", "frmr_page_count": "16..65536",
+		"max_initiator_queue_depth": "1..65536", "max_receive_queue_depth": "1..65536", "max_cq_depth": "1..2^22",
+		"qps_max": "1..2^20", "cqs_max": "1..2^20",
+		"host_base_addr": "mult:4096 0..2^48", "mmio_base_addr": "mult:4096 0..2^48",
+		"wqe_bytes": "64..64", "doorbell_bytes": "1..64", "inline_page_list_entries_max": "0..64",
+		"defer_chain_max": "0..65536", "mr_pool_entries": "0..2^20", "firmware_command_ns": "1..1e9",
+		"remote_access_error_status": "3221225477|3221225789",
+		"register_firmware_ns":       "1..1e9", "deregister_firmware_ns": "1..1e9", "pin_ps_per_page": "0..1e9",
+		"unpin_ps_per_page": "0..1e9", "firmware_command_bytes": "1..4096", "firmware_queue_depth": "1..1024",
+		"max_registration_size_bytes": "4096..2^40", "host_memory_pages_max": "1..2^20",
+		"wqe_fetch_batch_max": "1..256", "wqe_fetch_outstanding_max": "1..1024", "exec_engines": "1..64",
+		"page_list_fetches_max": "1..256", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
+		"moderation_time_ns": "0..1e9",
+	},
+	reflect.TypeFor[nic.StageSpec](): {
+		"latency_cycles": "1..100000", "items_per_cycle": "1..64", "interval_cycles": "1..100000", "queue_depth": "1..4096",
+	},
 	reflect.TypeFor[mtt.CacheSpec](): {
 		"entries_max": "1..2^20", "ways": "1..1024", "line_bytes": "pow2 8..4096", "policy": "lru|random",
 		"latency_cycles": "1..1000", "ports_per_cycle": "1..64", "mshrs_max": "1..4096",
@@ -275,6 +397,14 @@ func (a *Adapter) checkModels(d *decoder, path string) {
 			continue
 		}
 		for _, line := range strings.Split(err.Error(), "\n") {
+			if f.name == "nic" && strings.HasPrefix(line, "mtt: ") {
+				continue // the TPT is the mtt section, which reports it
+			}
+			if f.name == "nic" && strings.HasPrefix(line, "nic: tpt.clock_period_ps = ") {
+				d.errPath(joinPath(joinPath(path, "nic"), "clock_period_ps"), "%d must equal adapter.mtt.clock_period_ps = %d: one NIC clock",
+					a.NIC.ClockPeriodPS, a.MTT.ClockPeriodPS)
+				continue
+			}
 			msg := strings.TrimPrefix(line, f.name+": ")
 			key := ""
 			if name, rest, ok := strings.Cut(msg, " = "); ok && !strings.ContainsAny(name, " ") {

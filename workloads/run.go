@@ -44,7 +44,10 @@ type PointResult struct {
 	StopReason string `json:"stop_reason"`
 	Partial    bool   `json:"partial"`
 	SimTimePS  uint64 `json:"sim_time_ps"`
-	WarmupPS   uint64 `json:"warmup_ps"`
+	// SetupPS is the simulated time setup took (objects created, pending
+	// creation calls completed) before warm-up began.
+	SetupPS  uint64 `json:"setup_ps"`
+	WarmupPS uint64 `json:"warmup_ps"`
 	// WindowPS is the measured window: from the end of warm-up to the end
 	// of the run (duration) or to the last generator's last measured
 	// completion (ops).
@@ -69,6 +72,19 @@ type GenResult struct {
 	ThroughputMops float64       `json:"throughput_mops"` // completed / window
 	GoodputGbps    float64       `json:"goodput_gbps"`    // bytes of successful operations / window
 	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
+	// Parts are the request types inside an operation (a kind's
+	// PartSource), each with its own latency: post to completion of the
+	// successful requests started after warm-up.
+	Parts []PartResult `json:"parts,omitempty"`
+}
+
+// PartResult is one request type inside a generator's operations.
+type PartResult struct {
+	Name           string  `json:"name"` // <generator>/<part>
+	Kind           string  `json:"kind"` // the part's name
+	Completed      uint64  `json:"completed"`
+	ThroughputMops float64 `json:"throughput_mops"`
+	LatencyNS      Latency `json:"latency_ns"`
 }
 
 // ReasonCount counts failures of one reason.
@@ -168,29 +184,38 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := m.Env.Engine
-	warm := usToTick(w.Run.WarmupUS)
-	simMax := usToTick(w.Run.SimTimeMaxUS)
-	end := simMax
-	if w.Run.DurationUS > 0 {
-		end = warm + usToTick(w.Run.DurationUS)
+	if opts.Tracer != nil {
+		m.NIC.AddTracer(opts.Tracer) // one span per NIC request, post to retirement, on its QP's track
 	}
+	eng := m.Env.Engine
+	// Kinds set up their objects (PDs, CQs, QPs, MRs) when their source is
+	// built, running the engine until every pending creation call has
+	// completed; warm-up and the run's times count from the end of setup.
 	for i := range w.Generators {
-		g, err := newGenerator(m, &w.Generators[i], w.Run.Seed, warm, w.Run.Ops, opts.Tracer)
+		g, err := newGenerator(m, &w.Generators[i], w.Run.Seed, 0, w.Run.Ops, opts.Tracer)
 		if err != nil {
 			return nil, err
 		}
-		g.stopArr = end
 		m.gens = append(m.gens, g)
 	}
+	t0 := eng.Now()
+	warm := t0 + usToTick(w.Run.WarmupUS)
+	end := t0 + usToTick(w.Run.SimTimeMaxUS)
+	if w.Run.DurationUS > 0 {
+		end = warm + usToTick(w.Run.DurationUS)
+	}
+	m.WarmEnd = warm
+	for _, g := range m.gens {
+		g.warmEnd, g.stopArr, g.nextArr = warm, end, float64(t0)
+	}
 	var warmSnap snapshot
-	if warm == 0 {
-		warmSnap = takeSnapshot(m, 0)
+	if warm == t0 {
+		warmSnap = takeSnapshot(m, t0)
 	} else {
-		eng.After(warm, 0, sim.HandlerFunc(func(now sim.Tick, _ uint64) { warmSnap = takeSnapshot(m, now) }), 0)
+		eng.After(warm-t0, 0, sim.HandlerFunc(func(now sim.Tick, _ uint64) { warmSnap = takeSnapshot(m, now) }), 0)
 	}
 	for _, g := range m.gens {
-		g.start()
+		g.start(t0)
 	}
 	allDone := func() bool {
 		if w.Run.Ops == 0 {
@@ -210,6 +235,9 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 	}
 	for eng.Now() < end {
 		eng.RunUntil(min(eng.Now()+slice, end))
+		if m.err != nil {
+			return nil, m.err
+		}
 		for _, g := range m.gens {
 			if g.err != nil {
 				return nil, g.err
@@ -253,7 +281,7 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 	}
 	pr := &PointResult{Label: Label(w.Point), Point: w.Point, StopReason: stop,
 		Partial:   stop == "interrupted" || stop == "sim_time_max",
-		SimTimePS: uint64(now), WarmupPS: uint64(warm), WindowPS: uint64(tEnd - warmSnap.at),
+		SimTimePS: uint64(now), SetupPS: uint64(t0), WarmupPS: uint64(warm - t0), WindowPS: uint64(tEnd - warmSnap.at),
 		Events: eng.Executed(), Stats: m.Registry.Snapshot()}
 	for _, g := range m.gens {
 		ge := tEnd
@@ -267,6 +295,16 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 		if win > 0 {
 			gr.ThroughputMops = float64(g.measured) / (float64(win) / float64(sim.US))
 			gr.GoodputGbps = float64(g.bytes) * 8 / float64(win) * 1e3
+		}
+		if ps, ok := g.src.(PartSource); ok {
+			for _, part := range ps.Parts() {
+				r := PartResult{Name: g.cfg.Name + "/" + part.Name, Kind: part.Name, LatencyNS: latencyNS(part.Lat)}
+				r.Completed = r.LatencyNS.Count
+				if win > 0 {
+					r.ThroughputMops = float64(r.Completed) / (float64(win) / float64(sim.US))
+				}
+				gr.Parts = append(gr.Parts, r)
+			}
 		}
 		pr.Generators = append(pr.Generators, gr)
 	}

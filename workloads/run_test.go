@@ -172,7 +172,8 @@ func TestBuiltinWorkloadsLoadAndRunShort(t *testing.T) {
 			require.NoError(t, err)
 			full, err := LoadBytes(f, src, Options{})
 			require.NoError(t, err)
-			sets := []string{"run.warmup_us=2", "run.duration_us=5", "run.ops=0"}
+			// 100 µs: a DMA-fetched FastRegister chain at 128 in flight takes ~70 µs.
+			sets := []string{"run.warmup_us=2", "run.duration_us=100", "run.ops=0"}
 			if full.Points[0].Run.Ops > 0 {
 				sets = []string{"run.ops=100"}
 			}

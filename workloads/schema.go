@@ -72,8 +72,8 @@ func (r *Region) setDefaults() {
 // Bytes is the region's length.
 func (r *Region) Bytes() uint64 { return r.Pages * r.PageBytes }
 
-// Generator issues operations of one kind on one or more streams (QPs, once
-// the NIC is there). Closed loop (no arrival): each stream keeps
+// Generator issues operations of one kind on one or more streams (one QP
+// each for the NIC kinds). Closed loop (no arrival): each stream keeps
 // Outstanding operations in flight. Open loop (arrival set): operations
 // arrive at a rate, are dealt to the streams in turn, and wait in a backlog
 // while their stream has Outstanding in flight; latency counts from arrival.
@@ -185,6 +185,7 @@ func (a *Adapter) decodeYAML(d *decoder, n *yaml.Node, path, _ string) {
 	before := len(d.errs)
 	d.decodeStruct(n, path, []reflect.Value{reflect.ValueOf(a).Elem()}, false, "preset")
 	a.Preset = name
+	a.syncTPT()
 	if len(d.errs) == before {
 		a.checkModels(d, path)
 	}

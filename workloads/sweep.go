@@ -118,14 +118,25 @@ func RunSweep(f *File, opts SweepOptions) (*Result, error) {
 }
 
 // SweepLabels returns the label of every point of a sweep over axes, in
-// sweep order (cartesian product, first axis outermost), as the loader
-// labels them. Without axes there is one unlabelled point.
+// sweep order (cartesian product, first axis outermost, or zipped), as the
+// loader labels them. Without axes there is one unlabelled point.
 func SweepLabels(axes []SweepAxis) []string {
 	if len(axes) == 0 {
 		return []string{""}
 	}
 	var out []string
 	pt := make([]Override, len(axes))
+	if axes[0].Zip {
+		for j := range axes[0].Values {
+			for a, ax := range axes {
+				if j < len(ax.Values) {
+					pt[a] = Override{Path: ax.Path, Value: ax.Values[j]}
+				}
+			}
+			out = append(out, Label(pt))
+		}
+		return out
+	}
 	var rec func(int)
 	rec = func(a int) {
 		if a == len(axes) {

@@ -95,6 +95,13 @@ func writeCSV(w io.Writer, r *workloads.Result) error {
 				strconv.FormatBool(p.Partial)}); err != nil {
 				return err
 			}
+			for _, pt := range g.Parts {
+				if err := cw.Write([]string{p.Label, pt.Name, pt.Kind, u(pt.Completed), "", "", fmtFloat(pt.ThroughputMops), "",
+					fmtFloat(pt.LatencyNS.P50), fmtFloat(pt.LatencyNS.P99), fmtFloat(pt.LatencyNS.P999), fmtFloat(pt.LatencyNS.Max),
+					fmtFloat(pt.LatencyNS.Mean), "", "", "", "", u(g.WindowPS), p.StopReason, strconv.FormatBool(p.Partial)}); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	cw.Flush()
@@ -162,6 +169,15 @@ func printSummary(w io.Writer, file string, f *workloads.File, r *workloads.Resu
 				row = append([]string{p.Label}, row...)
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			for _, pt := range g.Parts {
+				row := []string{pt.Name, pt.Kind, strconv.FormatUint(pt.Completed, 10), fmt.Sprintf("%.3f", pt.ThroughputMops), "",
+					fmt.Sprintf("%.1f", pt.LatencyNS.P50), fmt.Sprintf("%.1f", pt.LatencyNS.P99),
+					fmt.Sprintf("%.1f", pt.LatencyNS.P999), fmt.Sprintf("%.1f", pt.LatencyNS.Max), "", "", "", "", ""}
+				if sweep {
+					row = append([]string{p.Label}, row...)
+				}
+				fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			}
 		}
 	}
 	tw.Flush()

@@ -257,6 +257,27 @@ func TestPresetsListsEveryValueWithItsSource(t *testing.T) {
 func TestHelpListsKindsAndPresets(t *testing.T) {
 	code, _, stderr := nicsim(t, "run", "-h")
 	require.Equal(t, exitOK, code)
-	require.Contains(t, stderr, "Operation kinds: dma_read, dma_write, translate")
+	require.Contains(t, stderr, "Operation kinds: dma_read, dma_write, fast_register_invalidate, translate")
 	require.Contains(t, stderr, "Adapter presets: e5-gen3x8, gen4x16")
+}
+
+// The quickstart (the NIC, its setup and the FastRegister+Invalidate
+// chains) gives byte-identical results.json for the same file and seed,
+// with the NIC's statistics and the chain's parts in it.
+func TestQuickstartResultsJSONIsByteIdentical(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(builtinDir, "quickstart.yaml")
+	var got []string
+	for i := range 2 {
+		out := filepath.Join(dir, "run"+string(rune('a'+i)))
+		code, _, stderr := nicsim(t, "run", "--quiet", "--out", out, f, "--set", "run.duration_us=200")
+		require.Equal(t, exitOK, code, stderr)
+		b, err := os.ReadFile(filepath.Join(out, "results.json"))
+		require.NoError(t, err)
+		got = append(got, string(b))
+	}
+	require.Equal(t, got[0], got[1])
+	for _, want := range []string{`"NIC.FastRegister.Completed"`, `"NIC.TPT.`, `"name": "fr-inv/invalidate"`, `"setup_ps"`} {
+		require.Contains(t, got[0], want)
+	}
 }
