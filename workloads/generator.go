@@ -37,11 +37,17 @@ type generator struct {
 	endAt   sim.Tick
 
 	measured uint64 // measured operations completed, success or failure
-	failed   uint64 // measured operations that failed
-	dropped  uint64 // arrivals refused by a full backlog (open loop)
-	bytes    uint64 // bytes of measured successful operations
-	lat      sim.Histogram
-	failures map[string]uint64
+	// windowDone and windowBytes count every completion inside the measured
+	// window, whenever its operation arrived: throughput is completions per
+	// unit of time. Latency samples, by contrast, are the operations that
+	// arrived after warm-up, so no warm-up queueing leaks into them.
+	windowDone  uint64
+	windowBytes uint64
+	failed      uint64 // measured operations that failed
+	dropped     uint64 // arrivals refused by a full backlog (open loop)
+	bytes       uint64 // bytes of measured successful operations
+	lat         sim.Histogram
+	failures    map[string]uint64
 
 	tracer sim.Tracer
 	tracks []string
@@ -230,6 +236,12 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 			name += " failed: " + reason
 		}
 		g.tracer.Span(g.tracks[index], name, sl.started, now)
+	}
+	if now >= g.warmEnd && !g.done {
+		g.windowDone++
+		if reason == "" {
+			g.windowBytes += sl.op.Bytes
+		}
 	}
 	if sl.arrived >= g.warmEnd && !g.done {
 		g.measured++

@@ -69,7 +69,7 @@ type GenResult struct {
 	Dropped        uint64        `json:"dropped"` // open loop: arrivals refused by a full backlog
 	InFlightAtEnd  int           `json:"in_flight_at_end"`
 	WindowPS       uint64        `json:"window_ps"`
-	ThroughputMops float64       `json:"throughput_mops"` // completed / window
+	ThroughputMops float64       `json:"throughput_mops"` // completions inside the window / window
 	GoodputGbps    float64       `json:"goodput_gbps"`    // bytes of successful operations / window
 	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
 	// Parts are the request types inside an operation (a kind's
@@ -293,15 +293,19 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 			Failures: g.failureCounts(), Dropped: g.dropped, InFlightAtEnd: g.inFlight(), WindowPS: uint64(win),
 			LatencyNS: latencyNS(&g.lat)}
 		if win > 0 {
-			gr.ThroughputMops = float64(g.measured) / (float64(win) / float64(sim.US))
-			gr.GoodputGbps = float64(g.bytes) * 8 / float64(win) * 1e3
+			gr.ThroughputMops = float64(g.windowDone) / (float64(win) / float64(sim.US))
+			gr.GoodputGbps = float64(g.windowBytes) * 8 / float64(win) * 1e3
 		}
 		if ps, ok := g.src.(PartSource); ok {
 			for _, part := range ps.Parts() {
 				r := PartResult{Name: g.cfg.Name + "/" + part.Name, Kind: part.Name, LatencyNS: latencyNS(part.Lat)}
 				r.Completed = r.LatencyNS.Count
-				if win > 0 {
-					r.ThroughputMops = float64(r.Completed) / (float64(win) / float64(sim.US))
+				if win > 0 && g.measured > 0 {
+					// Parts are requests inside the generator's operations: scale
+					// their measured count to the window's completions as the
+					// operations' throughput is.
+					done := float64(r.Completed) * float64(g.windowDone) / float64(g.measured)
+					r.ThroughputMops = done / (float64(win) / float64(sim.US))
 				}
 				gr.Parts = append(gr.Parts, r)
 			}
