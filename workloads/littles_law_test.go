@@ -32,3 +32,27 @@ generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+itoa(c.outstan
 		require.InDelta(t, float64(c.outstanding), inFlight, 0.03*float64(c.outstanding))
 	}
 }
+
+// TestLatencyCDFIsMonotoneAndSpansMinToMax: the CDF in results runs from the
+// minimum to the maximum latency, never decreasing, with the summary's
+// percentiles on it.
+func TestLatencyCDFIsMonotoneAndSpansMinToMax(t *testing.T) {
+	f, err := Load(writeTemp(t, `name: cdf
+adapter: {preset: e5-gen3x8}
+run: {seed: 5, warmup_us: 10, duration_us: 100}
+generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, size_bytes: {uniform: {min: 64, max: 4096}}}]
+`), Options{})
+	require.NoError(t, err)
+	res, err := RunFile(f, RunOptions{})
+	require.NoError(t, err)
+	l := res.Points[0].Generators[0].LatencyNS
+	require.Len(t, l.CDF, len(CDFLevels))
+	require.Equal(t, l.Min, l.CDF[0].NS)
+	require.Equal(t, l.Max, l.CDF[len(l.CDF)-1].NS)
+	for i := 1; i < len(l.CDF); i++ {
+		require.GreaterOrEqual(t, l.CDF[i].NS, l.CDF[i-1].NS, "q=%v", l.CDF[i].Q)
+		if l.CDF[i].Q == 0.5 {
+			require.Equal(t, l.P50, l.CDF[i].NS)
+		}
+	}
+}

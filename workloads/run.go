@@ -102,7 +102,20 @@ type Latency struct {
 	P99   float64 `json:"p99"`
 	P999  float64 `json:"p999"`
 	Max   float64 `json:"max"`
+	// CDF is the latency at each of CDFLevels (nanoseconds), for CDF plots;
+	// empty without samples.
+	CDF []Quantile `json:"cdf,omitempty"`
 }
+
+// Quantile is one point of a latency distribution.
+type Quantile struct {
+	Q  float64 `json:"q"`
+	NS float64 `json:"ns"`
+}
+
+// CDFLevels are the quantiles reported in Latency.CDF: dense in the body,
+// and out to the tail a hardware engineer asks about.
+var CDFLevels = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999, 1}
 
 // LinkResult is the PCIe link over the measured window. Up is NIC->host.
 type LinkResult struct {
@@ -345,6 +358,13 @@ func windowFigures(a, b snapshot, tEnd sim.Tick) (LinkResult, TPTResult) {
 func latencyNS(h *sim.Histogram) Latency {
 	s := h.Summarize()
 	ns := func(v float64) float64 { return v / 1e3 }
-	return Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
+	l := Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
 		P999: ns(s.P999), Max: ns(float64(s.Max))}
+	if s.Count > 0 {
+		l.CDF = make([]Quantile, len(CDFLevels))
+		for i, q := range CDFLevels {
+			l.CDF[i] = Quantile{Q: q, NS: ns(h.Quantile(q))}
+		}
+	}
+	return l
 }

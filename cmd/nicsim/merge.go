@@ -85,6 +85,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}{Version: version, GoVersion: runtime.Version(), MergedAt: time.Now().UTC().Format(time.RFC3339), Shards: dirs, Seed: merged.Seed}
 	if !*noPlots {
 		plots, err := writePlots(*out, merged, ps)
+		if err == nil {
+			var cdf []string
+			cdf, err = writeCDFPlots(*out, merged)
+			plots = append(plots, cdf...)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 			return exitFailed

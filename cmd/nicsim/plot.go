@@ -235,3 +235,74 @@ func logScaled(xs []float64) bool {
 	}
 	return hi/lo > 100
 }
+
+// writeCDFPlots draws, for each generator, the latency CDF of every point
+// (one line per point) as PNG and SVG in dir, and returns the files written.
+func writeCDFPlots(dir string, r *workloads.Result) ([]string, error) {
+	if len(r.Points) == 0 {
+		return nil, nil
+	}
+	var files []string
+	for gi := range r.Points[0].Generators {
+		gen := r.Points[0].Generators[gi].Name
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s: latency CDF of %s", r.Workload, gen)
+		p.X.Label.Text = "latency (ns)"
+		p.Y.Label.Text = "fraction of operations"
+		// CDFs rise steeply: the lower middle of the plot is usually empty.
+		p.Legend.Top, p.Legend.Left = false, true
+		p.Legend.XOffs, p.Legend.YOffs = 1.6*vg.Inch, 0.25*vg.Inch
+		var all []float64
+		n := 0
+		for pi := range r.Points {
+			pt := &r.Points[pi]
+			var g *workloads.GenResult
+			for j := range pt.Generators {
+				if pt.Generators[j].Name == gen {
+					g = &pt.Generators[j]
+				}
+			}
+			if g == nil || len(g.LatencyNS.CDF) == 0 {
+				continue
+			}
+			xy := make(plotter.XYs, len(g.LatencyNS.CDF))
+			for i, q := range g.LatencyNS.CDF {
+				xy[i] = plotter.XY{X: math.Max(q.NS, 1e-3), Y: q.Q}
+				all = append(all, xy[i].X)
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return files, fmt.Errorf("CDF plot %s: %w", gen, err)
+			}
+			l.Color = plotutil.Color(n)
+			l.Dashes = plotutil.Dashes(n / 7)
+			p.Add(l)
+			var parts []string
+			for _, o := range pt.Point {
+				parts = append(parts, shortPath(o.Path)+"="+o.Value)
+			}
+			name := strings.Join(parts, " ")
+			if name == "" {
+				name = gen
+			}
+			p.Legend.Add(name, l)
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		if logScaled(all) {
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		}
+		p.Y.Min, p.Y.Max = 0, 1
+		for _, ext := range []string{"png", "svg"} {
+			name := filepath.Join(dir, fmt.Sprintf("latency_cdf-%s.%s", sanitize(gen), ext))
+			if err := p.Save(7*vg.Inch, 4.5*vg.Inch+vg.Length(n)*0.15*vg.Inch, name); err != nil {
+				return files, fmt.Errorf("plot %s: %w", name, err)
+			}
+			files = append(files, name)
+		}
+	}
+	return files, nil
+}

@@ -122,6 +122,11 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*noPlots && sn < 2 && !res.Partial {
 		plots, err := writePlots(dir, res, ps)
+		if err == nil {
+			var cdf []string
+			cdf, err = writeCDFPlots(dir, res)
+			plots = append(plots, cdf...)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 			return exitFailed

@@ -32,7 +32,7 @@ func TestSweepOutputIsIdenticalWhateverJobsAndHasPlots(t *testing.T) {
 	for _, f := range []string{"results.json", "results.csv", "config.json"} {
 		require.Equal(t, readFile(t, filepath.Join(a, f)), readFile(t, filepath.Join(b, f)), f)
 	}
-	for _, f := range []string{"throughput_mops-vs-regions.data.pages.png", "latency_ns_p99-vs-regions.data.pages.svg"} {
+	for _, f := range []string{"throughput_mops-vs-regions.data.pages.png", "latency_ns_p99-vs-regions.data.pages.svg", "latency_cdf-lookups.png", "latency_cdf-lookups.svg"} {
 		st, err := os.Stat(filepath.Join(a, f))
 		require.NoError(t, err, f)
 		require.Greater(t, st.Size(), int64(1000), f)
