@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"io"
 	"strconv"
 	"strings"
@@ -132,7 +133,47 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 	if err := tw.Flush(); err != nil {
 		return 1
 	}
+	if fit, ok, err := unloadedReadFit(spec, dirs, szs, *ideal); err != nil {
+		fmt.Fprintf(stderr, "nicsim pcie: %v\n", err)
+		return 1
+	} else if ok {
+		fmt.Fprintln(stdout, fit)
+	}
 	return 0
+}
+
+// unloadedReadFit measures one outstanding DMA read of every size (no
+// queueing) and fits latency = fixed + per-byte x size by least squares,
+// next to the fit of the measured E5-class hosts in HARDWARE.md 1.1. It
+// needs reads among the directions, two distinct sizes, and latency (not
+// --ideal).
+func unloadedReadFit(spec pcie.Spec, dirs []pcie.Direction, sizes []uint64, ideal bool) (string, bool, error) {
+	reads := false
+	for _, d := range dirs {
+		reads = reads || d == pcie.DirRead || d == pcie.DirRdWr
+	}
+	distinct := map[uint64]bool{}
+	for _, s := range sizes {
+		distinct[s] = true
+	}
+	if !reads || ideal || len(distinct) < 2 {
+		return "", false, nil
+	}
+	var xs, ys []float64
+	lo, hi := sizes[0], sizes[0]
+	for _, sz := range sizes {
+		r, err := pcie.RunStream(spec, pcie.StreamConfig{Dir: pcie.DirRead, SizeBytes: sz, Outstanding: 1, Warmup: 2, Measure: 20})
+		if err != nil {
+			return "", false, fmt.Errorf("read %d B, one outstanding: %w", sz, err)
+		}
+		xs = append(xs, float64(sz))
+		ys = append(ys, r.ReadLatency.Mean)
+		lo, hi = min(lo, sz), max(hi, sz)
+	}
+	fixed, perByte := stat.LinearRegression(xs, ys, nil, false)
+	r2 := stat.RSquared(xs, ys, nil, fixed, perByte)
+	return fmt.Sprintf("unloaded DMA read latency (one outstanding, %d..%d B): %.1f ns + %.3f ns/B (R^2 %.4f); "+
+		"measured E5-class hosts (HARDWARE.md 1.1): about 525 ns + 0.30 ns/B", lo, hi, fixed, perByte, r2), true, nil
 }
 
 func pow2In(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,5 +54,29 @@ func TestPCIeBadFlagsExit2(t *testing.T) {
 		code := dispatch(append([]string{"pcie"}, c.args...), &out, &errb)
 		require.Equal(t, 2, code, c.args)
 		require.Contains(t, errb.String(), c.want, c.args)
+	}
+}
+
+// TestPCIeUnloadedReadFitMatchesE5: the latency fit the table prints for one
+// outstanding read lies near the fit of the measured E5-class hosts
+// (HARDWARE.md 1.1: about 525 ns + 0.30 ns/B); --ideal and CSV print none.
+func TestPCIeUnloadedReadFitMatchesE5(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"pcie", "--dir", "read", "--sizes", "8,64,256,512,1024,2048"}, &out, &errb), errb.String())
+	var fixed, perByte, r2 float64
+	line := out.String()[strings.Index(out.String(), "unloaded DMA read latency"):]
+	_, err := fmt.Sscanf(line[strings.Index(line, "): ")+3:], "%f ns + %f ns/B (R^2 %f)", &fixed, &perByte, &r2)
+	require.NoError(t, err, line)
+	require.InDelta(t, 525, fixed, 25)
+	require.InDelta(t, 0.30, perByte, 0.03)
+	require.Greater(t, r2, 0.99)
+	for _, args := range [][]string{
+		{"pcie", "--dir", "read", "--sizes", "64,256", "--ideal"},
+		{"pcie", "--dir", "read", "--sizes", "64,256", "--format", "csv"},
+		{"pcie", "--dir", "write", "--sizes", "64,256"},
+	} {
+		out.Reset()
+		require.Equal(t, 0, dispatch(args, &out, &errb))
+		require.NotContains(t, out.String(), "unloaded DMA read latency", "%v", args)
 	}
 }
