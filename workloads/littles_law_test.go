@@ -56,3 +56,25 @@ generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 2
 		}
 	}
 }
+
+// TestColdFillWarningFlagsACacheStillWarming: a window in which the MTT
+// cache still fills empty lines (a 64 MiB footprint, a 256 MiB-reach cache,
+// 50 us of warm-up) is flagged; with a warm-up long enough to fill it, the
+// same point is not.
+func TestColdFillWarningFlagsACacheStillWarming(t *testing.T) {
+	sets := []string{"regions.data.pages=16384", "adapter.mtt.mtt_cache.entries_max=65536", "sweep=null"}
+	f, err := Load("translation-reach-cliff.yaml", Options{Sets: sets})
+	require.NoError(t, err)
+	r, err := RunFile(f, RunOptions{})
+	require.NoError(t, err)
+	require.Len(t, r.Points[0].Warnings, 1)
+	require.Contains(t, r.Points[0].Warnings[0], "MTT cache still filling")
+	require.Contains(t, r.Points[0].Warnings[0], "run.warmup_us")
+
+	f, err = Load("translation-reach-cliff.yaml", Options{Sets: append(sets, "run.warmup_us=3000")})
+	require.NoError(t, err)
+	r, err = RunFile(f, RunOptions{})
+	require.NoError(t, err)
+	require.Empty(t, r.Points[0].Warnings)
+	require.Equal(t, 1.0, r.Points[0].MTT.MTTHitRate, "a warm cache holding the whole footprint always hits")
+}

@@ -57,6 +57,9 @@ type PointResult struct {
 	PCIe       LinkResult      `json:"pcie"`
 	MTT        TPTResult       `json:"mtt"`
 	Stats      []sim.StatValue `json:"stats"`
+	// Warnings say why the point's figures may not be what the study wants
+	// (for example a cache still filling in the measured window).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // GenResult is one generator's measured operations.
@@ -142,6 +145,9 @@ type snapshot struct {
 	mptHits, mptAll    uint64
 	mttHits, mttAll    uint64
 	mptLooks, mttLooks uint64
+	// Misses and evictions: a miss that evicts nothing fills an empty line.
+	mptMiss, mptEvict uint64
+	mttMiss, mttEvict uint64
 }
 
 func takeSnapshot(m *Model, now sim.Tick) snapshot {
@@ -149,7 +155,8 @@ func takeSnapshot(m *Model, now sim.Tick) snapshot {
 	t := &m.TPT.Stats
 	all := func(s *mtt.TableStats) uint64 { return s.Hits + s.Misses + s.MergedMisses }
 	return snapshot{at: now, up: st.Up, down: st.Down, mptHits: t.MPT.Hits, mptAll: all(&t.MPT),
-		mttHits: t.MTT.Hits, mttAll: all(&t.MTT), mptLooks: t.MPT.Lookups, mttLooks: t.MTT.Lookups}
+		mttHits: t.MTT.Hits, mttAll: all(&t.MTT), mptLooks: t.MPT.Lookups, mttLooks: t.MTT.Lookups,
+		mptMiss: t.MPT.Misses, mptEvict: t.MPT.Evictions, mttMiss: t.MTT.Misses, mttEvict: t.MTT.Evictions}
 }
 
 func usToTick(us float64) sim.Tick { return sim.FromNanoseconds(us * 1000) }
@@ -326,7 +333,37 @@ func RunPoint(w *Workload, opts RunOptions) (*PointResult, error) {
 		pr.Generators = append(pr.Generators, gr)
 	}
 	pr.PCIe, pr.MTT = windowFigures(warmSnap, endSnap, tEnd)
+	pr.Warnings = coldFillWarnings(warmSnap, endSnap, w.Run.WarmupUS)
 	return pr, nil
+}
+
+// ColdFillShareMax is the share of a window's cache lookups that may fill
+// empty lines before a result is flagged as measured on a warming cache.
+const ColdFillShareMax = 0.01
+
+// coldFillWarnings flags a measured window in which a TPT cache was still
+// filling: misses that evicted nothing are first touches of a cache not yet
+// full, so the window mixes warm-up into steady state (hit rates read low,
+// latencies high). The cure is a longer warm-up.
+func coldFillWarnings(a, b snapshot, warmupUS float64) []string {
+	var out []string
+	for _, c := range []struct {
+		name                 string
+		miss, evict, lookups uint64
+	}{
+		{"MPT", (b.mptMiss - a.mptMiss), (b.mptEvict - a.mptEvict), b.mptLooks - a.mptLooks},
+		{"MTT", (b.mttMiss - a.mttMiss), (b.mttEvict - a.mttEvict), b.mttLooks - a.mttLooks},
+	} {
+		if c.lookups == 0 || c.miss <= c.evict {
+			continue
+		}
+		cold := c.miss - c.evict
+		if share := float64(cold) / float64(c.lookups); cold >= 10 && share > ColdFillShareMax {
+			out = append(out, fmt.Sprintf("%s cache still filling in the measured window: %d of %d lookups (%.1f %%) missed into empty lines; "+
+				"raise run.warmup_us (now %g) so the window measures steady state", c.name, cold, c.lookups, 100*share, warmupUS))
+		}
+	}
+	return out
 }
 
 // windowFigures computes link utilisation and cache hit rates between two

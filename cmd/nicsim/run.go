@@ -187,6 +187,7 @@ func runOne(file string, lf *workloads.File, dir string, sets []string, tracePat
 		fmt.Fprintf(stderr, "nicsim run: writing %s: %v\n", dir, err)
 		return exitFailed
 	}
+	printWarnings(stderr, "run", res)
 	if !quiet {
 		printSummary(stdout, file, lf, res)
 		fmt.Fprintf(stdout, "results: %s\n", dir)

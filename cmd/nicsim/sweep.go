@@ -139,6 +139,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nicsim sweep: writing %s: %v\n", dir, err)
 		return exitFailed
 	}
+	printWarnings(stderr, "sweep", res)
 	if !*quiet {
 		if len(res.Points) > 0 {
 			printSummary(stdout, files[0], lf, res)
