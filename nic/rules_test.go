@@ -146,7 +146,7 @@ func TestReadFenceWaitsForEarlierReads(t *testing.T) {
 	h := newHarness(t, DefaultSpec())
 	qp := h.qp(8)
 	mr := h.frmr(16, false)
-	qp.readsOut = 1 // an earlier RDMA Read in flight (Reads arrive with issue 6)
+	qp.readsOut = 1 // an earlier RDMA Read in flight
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpReadFence))
 	h.run()
 	require.Empty(t, h.poll())
