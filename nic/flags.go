@@ -43,15 +43,18 @@ func (f MRFlags) ReadSink() bool    { return f&MRRDMAReadSink != 0 }
 
 // Rights maps the flags to the key table's rights (NDK.md 1.1, 3.1, 3.2:
 // local read is implicit; remote write is bit 0x4). Call Validate first.
-func (f MRFlags) Rights() mtt.Rights {
+func (f MRFlags) Rights() mtt.Rights { return rights(f.LocalWrite(), f.RemoteRead(), f.RemoteWrite()) }
+
+// rights builds the key table's rights from the three NDK rights bits.
+func rights(localWrite, remoteRead, remoteWrite bool) mtt.Rights {
 	var r mtt.Rights
-	if f.LocalWrite() {
+	if localWrite {
 		r |= mtt.RightLocalWrite
 	}
-	if f.RemoteRead() {
+	if remoteRead {
 		r |= mtt.RightRemoteRead
 	}
-	if f.RemoteWrite() {
+	if remoteWrite {
 		r |= mtt.RightRemoteWrite
 	}
 	return r
@@ -147,19 +150,7 @@ func (f OpFlags) LocalWrite() bool { return f&OpAllowLocalWrite != 0 }
 
 // Rights maps a FastRegister's or Bind's flags to the key table's rights
 // (NDK.md 1.2, 3.1: remote write is bit 0x20). Call ValidateOpFlags first.
-func (f OpFlags) Rights() mtt.Rights {
-	var r mtt.Rights
-	if f.LocalWrite() {
-		r |= mtt.RightLocalWrite
-	}
-	if f.RemoteRead() {
-		r |= mtt.RightRemoteRead
-	}
-	if f.RemoteWrite() {
-		r |= mtt.RightRemoteWrite
-	}
-	return r
-}
+func (f OpFlags) Rights() mtt.Rights { return rights(f.LocalWrite(), f.RemoteRead(), f.RemoteWrite()) }
 
 // acceptedOpFlags is, per operation, the set of flags its documentation
 // accepts (NDK.md 1.2; RDMA_READ_SINK on FastRegister per NDK.md 3.6).
