@@ -167,6 +167,9 @@ func TestBuiltinWorkloadsLoadAndRunShort(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
+		if IsScenarioFile(f) {
+			continue // scenario_test.go runs the built-in scenarios
+		}
 		t.Run(f, func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)

@@ -39,6 +39,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	bad := 0
 	for _, f := range files {
+		if workloads.IsScenarioFile(f) {
+			if !checkScenario(f, stdout, stderr) {
+				bad++
+			}
+			continue
+		}
 		lf, err := workloads.Load(f, opts)
 		if err != nil {
 			bad++

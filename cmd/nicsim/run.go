@@ -78,6 +78,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	loaded := make([]*workloads.File, len(files))
 	bad := false
 	for i, f := range files {
+		if workloads.IsScenarioFile(f) {
+			if len(files) > 1 || len(sets) > 0 || seed != nil {
+				fmt.Fprintf(stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
+				return exitUsage
+			}
+			return runScenario(f, stdout, stderr)
+		}
 		lf, err := workloads.Load(f, opts)
 		if err != nil {
 			fmt.Fprintln(stderr, err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"nicsim/workloads"
 )
 
 const builtinDir = "../../workloads"
@@ -189,6 +191,12 @@ func TestEveryBuiltinWorkloadPassesCheckAndRuns(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, len(files), strings.Count(stdout, ": ok:"))
 	for _, f := range files {
+		if workloads.IsScenarioFile(f) {
+			code, stdout, stderr := nicsim(t, "run", f)
+			require.Equal(t, exitOK, code, "%s: %s", f, stderr)
+			require.Contains(t, stdout, `"step":1,`)
+			continue
+		}
 		short := []string{"--set", "run.warmup_us=2", "--set", "run.duration_us=5", "--set", "run.ops=0"}
 		if strings.Contains(f, "reach-cliff") {
 			short = []string{"--set", "run.ops=200"}
@@ -257,7 +265,7 @@ func TestPresetsListsEveryValueWithItsSource(t *testing.T) {
 func TestHelpListsKindsAndPresets(t *testing.T) {
 	code, _, stderr := nicsim(t, "run", "-h")
 	require.Equal(t, exitOK, code)
-	require.Contains(t, stderr, "Operation kinds: dma_read, dma_write, fast_register_invalidate, translate")
+	require.Contains(t, stderr, "Operation kinds: bind_invalidate, dma_read, dma_write, fast_register_invalidate, register_mr, translate")
 	require.Contains(t, stderr, "Adapter presets: e5-gen3x8, gen4x16")
 }
 

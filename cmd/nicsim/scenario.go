@@ -1,0 +1,42 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"nicsim/workloads"
+)
+
+// runScenario runs one scenario file: one JSON line per call, callback and
+// completion on stdout; the first failed expectation on stderr, exit 1.
+func runScenario(file string, stdout, stderr io.Writer) int {
+	s, err := workloads.LoadScenario(file)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "nicsim run: invalid scenario file; nothing was run")
+		return exitFailed
+	}
+	if err := s.Run(stdout); err != nil {
+		var f *workloads.ScenarioFailure
+		if errors.As(err, &f) {
+			fmt.Fprintf(stderr, "nicsim run: scenario %q: %v\n", s.Name, f)
+		} else {
+			fmt.Fprintf(stderr, "nicsim run: %s: %v\n", file, err)
+		}
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "nicsim run: scenario %q: %d steps passed\n", s.Name, len(s.Steps))
+	return exitOK
+}
+
+// checkScenario validates a scenario file without running it.
+func checkScenario(file string, stdout, stderr io.Writer) bool {
+	s, err := workloads.LoadScenario(file)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return false
+	}
+	fmt.Fprintf(stdout, "%s: ok: scenario %q, %d hosts, %d steps\n", file, s.Name, len(s.Hosts), len(s.Steps))
+	return true
+}

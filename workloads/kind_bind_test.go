@@ -1,0 +1,86 @@
+package workloads
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func runBuiltin(t *testing.T, file string, sets ...string) *Result {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	f, err := LoadBytes(file, src, Options{Sets: sets})
+	require.NoError(t, err)
+	r, err := RunFile(f, RunOptions{})
+	require.NoError(t, err)
+	return r
+}
+
+// The chain completes with the Invalidate's CQE; the parts are the Bind's
+// and the Invalidate's own latencies; setup registered one MR per stream
+// with the firmware (~50 µs each, one at a time) before warm-up.
+func TestBindInvalidateRunsAndReportsParts(t *testing.T) {
+	r := runSrc(t, "run: {warmup_us: 5, duration_us: 100}\ngenerators:\n  - {name: b, kind: bind_invalidate, streams: 2, outstanding: 2, window_bytes: {uniform: {min: 1, max: 65536}}}\n")
+	p := r.Points[0]
+	g := p.Generators[0]
+	require.NotZero(t, g.Completed)
+	require.Zero(t, g.Failed)
+	require.Len(t, g.Parts, 2)
+	require.Equal(t, "b/bind", g.Parts[0].Name)
+	require.Equal(t, "invalidate", g.Parts[1].Kind)
+	require.Less(t, g.Parts[0].LatencyNS.P50, g.LatencyNS.P50, "the Bind's CQE comes before the chain's end")
+	require.GreaterOrEqual(t, p.SetupPS, uint64(100_000_000), "two RegisterMr of ~50 µs each, one after the other")
+	require.NotZero(t, statValue(t, p, "NIC.Bind.Completed"))
+}
+
+// Issue 7, bind rate vs QP count: with one chain in flight per QP, one QP
+// is latency-bound; more QPs raise the rate until the NIC pipeline
+// saturates, after which more QPs only add latency (Little's law).
+func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {
+	r := runBuiltin(t, "bind-rate-vs-qps.yaml", "run.duration_us=300")
+	require.Len(t, r.Points, 5)
+	var thr, p50 []float64
+	for _, p := range r.Points {
+		g := p.Generators[0]
+		require.Zero(t, g.Failed, p.Label)
+		thr = append(thr, g.ThroughputMops)
+		p50 = append(p50, g.LatencyNS.P50)
+		t.Logf("%s: %.3f M chains/s, p50 %.0f ns", p.Label, g.ThroughputMops, g.LatencyNS.P50)
+	}
+	require.Greater(t, thr[1], 1.4*thr[0], "a second QP raises the rate")
+	for i := 1; i < len(thr); i++ {
+		require.GreaterOrEqual(t, thr[i], 0.97*thr[i-1], "more QPs never lower the rate much")
+	}
+	require.InDelta(t, thr[4], thr[3], 0.03*thr[3], "saturated: 16 QPs no faster than 8")
+	require.Greater(t, p50[4], 4*p50[2], "past saturation more QPs queue")
+}
+
+// The same file and seed give byte-identical results.
+func TestBindAndRegisterAreDeterministic(t *testing.T) {
+	src := "run: {warmup_us: 5, duration_us: 200}\ngenerators:\n" +
+		"  - {name: b, kind: bind_invalidate, streams: 3, outstanding: 2, arrival: {rate_mops: 5}, window_bytes: {uniform: {min: 64, max: 8192}}}\n" +
+		"  - {name: r, kind: register_mr, outstanding: 2, pages: {uniform: {min: 1, max: 64}}, pieces: 3}\n"
+	a, err := json.Marshal(runSrc(t, src))
+	require.NoError(t, err)
+	b, err := json.Marshal(runSrc(t, src))
+	require.NoError(t, err)
+	require.Equal(t, string(a), string(b))
+}
+
+// Windows must fit the MR and the adapter's MaxWindowSize; the QP depth
+// and the MTT space are checked at load time.
+func TestBindChecksAgainstTheAdapter(t *testing.T) {
+	for _, c := range []struct{ gen, want string }{
+		{"{kind: bind_invalidate, mr_pages: 1, window_bytes: 8192}", "do not fit the MR"},
+		{"{kind: bind_invalidate, mr_pages: 1024, window_bytes: 2097152}", "MaxWindowSize"},
+		{"{kind: bind_invalidate, outstanding: 1000}", "max_initiator_queue_depth"},
+		{"{kind: bind_invalidate, streams: 1024, mr_pages: 65536}", "mtt_entries_max"},
+		{"{kind: bind_invalidate, rights: [local_write]}", "rights"},
+	} {
+		_, err := LoadBytes("w.yaml", []byte("run: {ops: 10}\ngenerators:\n  - "+c.gen+"\n"), Options{})
+		require.ErrorContains(t, err, c.want, c.gen)
+	}
+}
