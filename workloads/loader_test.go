@@ -96,7 +96,7 @@ func TestDuplicateKeyIsAnError(t *testing.T) {
 
 func TestUnknownKindListsKnownKinds(t *testing.T) {
 	msg := loadErr(t, "run: {duration_us: 5}\ngenerators:\n  - kind: fast_register\n    pages: 4\n")
-	require.Equal(t, `w.yaml:3:11: generators.0.kind: unknown operation kind "fast_register"; known kinds: bind_invalidate, dma_read, dma_write, fast_register_invalidate, register_mr, translate`, msg,
+	require.Equal(t, `w.yaml:3:11: generators.0.kind: unknown operation kind "fast_register"; known kinds: bind_invalidate, dma_read, dma_write, fast_register_invalidate, fr_write_send_inv, rdma_read, rdma_write, register_mr, send, translate`, msg,
 		"one error: the unknown kind's keys are not reported as unknown too")
 	require.Contains(t, loadErr(t, "run: {duration_us: 5}\ngenerators: [{size_bytes: 4}]\n"), "generators.0: kind is required; known kinds: bind_invalidate, dma_read")
 }

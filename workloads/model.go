@@ -29,9 +29,17 @@ type Model struct {
 	// after it.
 	WarmEnd sim.Tick
 	nicPD   *nic.PD // the PD of every NIC object, created by the first kind that needs it
-	regions []BuiltRegion
-	gens    []*generator
-	kickEv  bool
+	// B is host b's adapter (on its own link BLink, with its own host
+	// memory), joined to NIC by Wire; built only when a generator has a
+	// remote kind (rdma_write, rdma_read, send), else nil.
+	B          *nic.Adapter
+	BLink      *pcie.Link
+	Wire       *nic.Wire
+	bPD        *nic.PD
+	remoteGens int // remote generators built so far (their buffer windows)
+	regions    []BuiltRegion
+	gens       []*generator
+	kickEv     bool
 	// endSnap is taken when the last generator completes its measured
 	// operations, so that an ops run's window figures end exactly there.
 	endSnap *snapshot
@@ -70,6 +78,10 @@ const (
 	LinkName = "NIC.PCIe"
 	NICName  = "NIC"
 	TPTName  = NICName + ".TPT" // nic.New names its TPT so
+	// Host b (remote kinds only): its link, its NIC, the wire.
+	BLinkName = "B.NIC.PCIe"
+	BNICName  = "B.NIC"
+	WireName  = "Wire"
 )
 
 // hostBase is where region pages live in host memory (2 MiB-aligned).
@@ -100,6 +112,11 @@ func Build(w *Workload) (*Model, error) {
 		return nil, err
 	}
 	link.DMA().AddWaker(m)
+	if needsHostB(w) {
+		if err := m.buildHostB(w, spec); err != nil {
+			return nil, err
+		}
+	}
 	host := uint64(hostBase)
 	for _, r := range w.Regions {
 		br, err := m.register(r, host)
@@ -191,4 +208,42 @@ func (k kickHandler) Handle(now sim.Tick, _ uint64) {
 			g.fill(now)
 		}
 	}
+}
+
+// buildHostB adds host b: its own PCIe link and adapter of the same spec
+// (so its own host memory), joined to the NIC by a wire of nic's defaults;
+// their statistics register under B.NIC.PCIe and B.NIC.
+func (m *Model) buildHostB(w *Workload, spec nic.Spec) error {
+	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env)
+	if err != nil {
+		return err
+	}
+	b, err := nic.New(BNICName, spec, m.Env, link, link.DMA())
+	if err != nil {
+		return err
+	}
+	wire, err := nic.NewWire(WireName, nic.DefaultWireSpec(), m.NIC, b)
+	if err != nil {
+		return err
+	}
+	if err := link.Register(m.Registry); err != nil {
+		return err
+	}
+	if err := b.Register(m.Registry); err != nil {
+		return err
+	}
+	m.B, m.BLink, m.Wire = b, link, wire
+	return nil
+}
+
+// pdB returns host b's protection domain, created on first use.
+func (m *Model) pdB() (*nic.PD, error) {
+	if m.bPD == nil {
+		st, pd := m.B.CreatePD()
+		if st != nic.StatusSuccess {
+			return nil, fmt.Errorf("NdkCreatePd on host b: %v", st)
+		}
+		m.bPD = pd
+	}
+	return m.bPD, nil
 }

@@ -265,7 +265,7 @@ func TestPresetsListsEveryValueWithItsSource(t *testing.T) {
 func TestHelpListsKindsAndPresets(t *testing.T) {
 	code, _, stderr := nicsim(t, "run", "-h")
 	require.Equal(t, exitOK, code)
-	require.Contains(t, stderr, "Operation kinds: bind_invalidate, dma_read, dma_write, fast_register_invalidate, register_mr, translate")
+	require.Contains(t, stderr, "Operation kinds: bind_invalidate, dma_read, dma_write, fast_register_invalidate, fr_write_send_inv, rdma_read, rdma_write, register_mr, send, translate")
 	require.Contains(t, stderr, "Adapter presets: e5-gen3x8, gen4x16")
 }
 
