@@ -222,7 +222,7 @@ func (m *Model) buildHostB(w *Workload, spec nic.Spec) error {
 	if err != nil {
 		return err
 	}
-	wire, err := nic.NewWire(WireName, nic.DefaultWireSpec(), m.NIC, b)
+	wire, err := nic.NewWire(WireName, w.Adapter.Wire, m.NIC, b)
 	if err != nil {
 		return err
 	}

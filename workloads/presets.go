@@ -25,6 +25,8 @@ type Adapter struct {
 	PCIe   pcie.Spec `yaml:"pcie" json:"pcie"`
 	MTT    mtt.Spec  `yaml:"mtt" json:"mtt"`
 	NIC    nic.Spec  `yaml:"nic" json:"nic"`
+	// Wire joins host a to host b when a generator is a remote kind.
+	Wire nic.WireSpec `yaml:"wire" json:"wire"`
 }
 
 // MarshalJSON writes the adapter as a file holds it: the nic section
@@ -67,7 +69,8 @@ func (a Adapter) MarshalJSON() ([]byte, error) {
 		PCIe   pcie.Spec       `json:"pcie"`
 		MTT    mtt.Spec        `json:"mtt"`
 		NIC    json.RawMessage `json:"nic"`
-	}{a.Preset, a.PCIe, a.MTT, nicJSON.Bytes()})
+		Wire   nic.WireSpec    `json:"wire"`
+	}{a.Preset, a.PCIe, a.MTT, nicJSON.Bytes(), a.Wire})
 }
 
 // syncTPT makes the NIC's TPT the `mtt` section.
@@ -103,8 +106,8 @@ var presets = []Preset{
 	{
 		Name:    "e5-gen3x8",
 		Summary: "the pcie-bench host: PCIe gen3 x8 to an E5-class Xeon (HARDWARE.md 1); pcie.DefaultSpec + mtt.DefaultSpec",
-		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec()},
-		Sources: append(append([]ValueSource(nil), e5Sources...), nicSources...),
+		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec(), Wire: nic.DefaultWireSpec()},
+		Sources: append(append(append([]ValueSource(nil), e5Sources...), nicSources...), wireSources...),
 	},
 	{
 		Name: "gen4x16",
@@ -127,7 +130,7 @@ var presets = []Preset{
 }
 
 func gen4x16() Adapter {
-	a := Adapter{Preset: "gen4x16", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec()}
+	a := Adapter{Preset: "gen4x16", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec(), Wire: nic.DefaultWireSpec()}
 	a.PCIe.Gen, a.PCIe.Lanes = 4, 16
 	a.PCIe.TagsMax = 256
 	a.PCIe.HostNPHCredits = 256
@@ -197,6 +200,13 @@ var e5Sources = []ValueSource{
 	{"mtt.write_ops_max", "assumed: bounds registration writes in flight"},
 	{"mtt.mtt_write_bytes_max", "HARDWARE.md 6: UMR MTT updates in 64 B units (MLX5_UMR_MTT_ALIGNMENT)"},
 	{"mtt.cache_write_policy", "assumed: invalidate; update keeps cached copies (write-through)"},
+}
+
+// wireSources gives the source of every value of nic.DefaultWireSpec.
+var wireSources = []ValueSource{
+	{"wire.latency_ns", "assumed: 500 ns one way, a few metres of cable and two MAC/PHY traversals, no switch (nic/wire.go)"},
+	{"wire.gbit_per_s", "assumed: a 100 Gb/s port (ConnectX-5 class, HARDWARE.md 7)"},
+	{"wire.header_bytes", "RoCEv2 header sum: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 + FCS 4 = 78 B"},
 }
 
 // nicSources gives the source of every value of nic.DefaultSpec, from the
@@ -344,6 +354,7 @@ var modelRules = map[reflect.Type]map[string]string{
 		"requests_max": "1..65536", "write_ops_max": "1..65536", "mtt_write_bytes_max": "mult:64 64..4096",
 		"cache_write_policy": "update|invalidate",
 	},
+	reflect.TypeFor[nic.WireSpec](): {"latency_ns": "0..1e9", "gbit_per_s": "1..10000", "header_bytes": "0..4096"},
 	reflect.TypeFor[nic.Spec](): {
 		"clock_period_ps": "1..1e6", "frmr_page_count": "16..65536",
 		"max_initiator_queue_depth": "1..65536", "max_receive_queue_depth": "1..65536", "max_cq_depth": "1..2^22",
