@@ -207,19 +207,9 @@ func (s *bindSource) Start(now sim.Tick, op *Op, done Done) error {
 }
 
 // Handle is the CQ's visible hook: a consumer spinning on the CQ.
-func (s *bindSource) Handle(now sim.Tick, _ uint64) {
-	for {
-		n := s.a.PollCQ(s.cq, s.buf[:])
-		for _, r := range s.buf[:n] {
-			s.result(now, &r)
-		}
-		if n < len(s.buf) {
-			return
-		}
-	}
-}
+func (s *bindSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s.buf[:], s) }
 
-func (s *bindSource) result(now sim.Tick, r *nic.Result) {
+func (s *bindSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
 	o := &s.ops[idx]
 	if r.Status != nic.StatusSuccess && o.reason == "" {
@@ -236,10 +226,11 @@ func (s *bindSource) result(now sim.Tick, r *nic.Result) {
 		}
 		if o.reason != "" {
 			s.done.Fail(now, idx, o.reason)
-			return
+			return true
 		}
 		s.done.Handle(now, idx)
 	}
+	return true
 }
 
 // Parts reports the Bind and Invalidate latencies (post to CQE, successful

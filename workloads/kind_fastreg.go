@@ -338,19 +338,9 @@ func inlineFailure(call string, st nic.Status) error {
 }
 
 // Handle is the CQ's visible hook: a consumer spinning on the CQ.
-func (s *frInvSource) Handle(now sim.Tick, _ uint64) {
-	for {
-		n := s.a.PollCQ(s.cq, s.buf[:])
-		for _, r := range s.buf[:n] {
-			s.result(now, &r)
-		}
-		if n < len(s.buf) {
-			return
-		}
-	}
-}
+func (s *frInvSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s.buf[:], s) }
 
-func (s *frInvSource) result(now sim.Tick, r *nic.Result) {
+func (s *frInvSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
 	o := &s.ops[idx]
 	if r.Status != nic.StatusSuccess && o.reason == "" {
@@ -367,6 +357,7 @@ func (s *frInvSource) result(now sim.Tick, r *nic.Result) {
 		}
 		s.finish(now, idx)
 	}
+	return true
 }
 
 // finish completes operation idx (a failure when it has a reason). A QP

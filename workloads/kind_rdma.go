@@ -300,42 +300,32 @@ func (s *rdmaSource) Start(now sim.Tick, op *Op, done Done) error {
 }
 
 // Handle is host a's CQ visible hook: a consumer spinning on the CQ.
-func (s *rdmaSource) Handle(now sim.Tick, _ uint64) {
-	for {
-		n := s.m.NIC.PollCQ(s.cqa, s.buf[:])
-		for _, r := range s.buf[:n] {
-			if r.Status != nic.StatusSuccess {
-				s.done.Fail(now, r.RequestContext, r.Status.String())
-			} else {
-				s.done.Handle(now, r.RequestContext)
-			}
-		}
-		if n < len(s.buf) {
-			return
-		}
+func (s *rdmaSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.m.NIC, s.cqa, s.buf[:], s) }
+
+func (s *rdmaSource) result(now sim.Tick, r *nic.Result) bool {
+	if r.Status != nic.StatusSuccess {
+		s.done.Fail(now, r.RequestContext, r.Status.String())
+	} else {
+		s.done.Handle(now, r.RequestContext)
 	}
+	return true
 }
 
 // rdmaRecvHook is host b's CQ visible hook: it reposts each completed
 // receive (a cancelled one is not reposted: the QP is in error).
 type rdmaRecvHook struct{ s *rdmaSource }
 
-func (h rdmaRecvHook) Handle(_ sim.Tick, _ uint64) {
+func (h rdmaRecvHook) Handle(now sim.Tick, _ uint64) { drainCQ(now, h.s.m.B, h.s.cqb, h.s.buf[:], h) }
+
+func (h rdmaRecvHook) result(_ sim.Tick, r *nic.Result) bool {
 	s := h.s
-	for {
-		n := s.m.B.PollCQ(s.cqb, s.buf[:])
-		for _, r := range s.buf[:n] {
-			if r.Status == nic.StatusSuccess && s.mode == modeSend {
-				q := r.RequestContext / s.perQP
-				if st := s.postRecv(s.qb[q], r.RequestContext); st != nic.StatusSuccess {
-					s.m.Fail(inlineFailure("NdkReceive", st))
-				}
-			}
-		}
-		if n < len(s.buf) {
-			return
+	if r.Status == nic.StatusSuccess && s.mode == modeSend {
+		q := r.RequestContext / s.perQP
+		if st := s.postRecv(s.qb[q], r.RequestContext); st != nic.StatusSuccess {
+			s.m.Fail(inlineFailure("NdkReceive", st))
 		}
 	}
+	return true
 }
 
 func init() {
@@ -561,81 +551,69 @@ func (s *chainSource) fail(now sim.Tick, idx uint64, st nic.Status) {
 
 // Handle is host a's CQ hook: the Write's CQE posts the SendAndInvalidate;
 // the Send's CQE ends the operation.
-func (s *chainSource) Handle(now sim.Tick, _ uint64) {
-	a := s.m.NIC
-	for {
-		n := a.PollCQ(s.cqa, s.buf[:])
-		for _, r := range s.buf[:n] {
-			idx := r.RequestContext
-			o := &s.ops[idx]
-			if r.Status != nic.StatusSuccess {
-				s.fail(now, idx, r.Status)
-				continue
-			}
-			q := idx / s.perQP
-			switch r.Type {
-			case nic.OpWrite:
-				if o.wrAt >= s.m.WarmEnd {
-					s.wrLat.Record(uint64(now - o.wrAt))
-				}
-				o.sendAt = now
-				if st := a.SendAndInvalidate(s.qa[q], idx, nic.SGE{}, o.tok, 0); st != nic.StatusSuccess {
-					s.m.Fail(inlineFailure("NdkSendAndInvalidate", st))
-					return
-				}
-			default:
-				if o.sendAt >= s.m.WarmEnd {
-					s.invLat.Record(uint64(now - o.sendAt))
-				}
-				s.done.Handle(now, idx)
-			}
-		}
-		if n < len(s.buf) {
-			return
-		}
+func (s *chainSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.m.NIC, s.cqa, s.buf[:], s) }
+
+func (s *chainSource) result(now sim.Tick, r *nic.Result) bool {
+	idx := r.RequestContext
+	o := &s.ops[idx]
+	if r.Status != nic.StatusSuccess {
+		s.fail(now, idx, r.Status)
+		return true
 	}
+	switch r.Type {
+	case nic.OpWrite:
+		if o.wrAt >= s.m.WarmEnd {
+			s.wrLat.Record(uint64(now - o.wrAt))
+		}
+		o.sendAt = now
+		if st := s.m.NIC.SendAndInvalidate(s.qa[idx/s.perQP], idx, nic.SGE{}, o.tok, 0); st != nic.StatusSuccess {
+			s.m.Fail(inlineFailure("NdkSendAndInvalidate", st))
+			return false
+		}
+	default:
+		if o.sendAt >= s.m.WarmEnd {
+			s.invLat.Record(uint64(now - o.sendAt))
+		}
+		s.done.Handle(now, idx)
+	}
+	return true
 }
 
 type chainHookB struct{ s *chainSource }
 
 // Handle is host b's CQ hook: a FastRegister's CQE hands the token to host
 // a, which posts the Write; a receive's CQE reposts the receive.
-func (h chainHookB) Handle(now sim.Tick, _ uint64) {
+func (h chainHookB) Handle(now sim.Tick, _ uint64) { drainCQ(now, h.s.m.B, h.s.cqb, h.s.buf[:], h) }
+
+func (h chainHookB) result(now sim.Tick, r *nic.Result) bool {
 	s := h.s
 	b := s.m.B
-	for {
-		n := b.PollCQ(s.cqb, s.buf[:])
-		for _, r := range s.buf[:n] {
-			if r.Type&nic.OpReceive != 0 {
-				if r.Status == nic.StatusSuccess {
-					if st := b.Receive(s.qb[r.QPContext], 0, nic.SGE{}); st != nic.StatusSuccess {
-						s.m.Fail(inlineFailure("NdkReceive", st))
-						return
-					}
-				}
-				continue
-			}
-			idx := r.RequestContext
-			o := &s.ops[idx]
-			if r.Status != nic.StatusSuccess {
-				s.fail(now, idx, r.Status)
-				continue
-			}
-			if o.frAt >= s.m.WarmEnd {
-				s.frLat.Record(uint64(now - o.frAt))
-			}
-			o.tok = b.GetRemoteTokenFromMr(o.mr)
-			o.wrAt = now
-			sge := nic.SGE{VirtualAddress: s.localVA, Length: o.bytes, Token: s.ltok}
-			if st := s.m.NIC.Write(s.qa[idx/s.perQP], idx, sge, o.va, o.tok, 0); st != nic.StatusSuccess {
-				s.m.Fail(inlineFailure("NdkWrite", st))
-				return
+	if r.Type&nic.OpReceive != 0 {
+		if r.Status == nic.StatusSuccess {
+			if st := b.Receive(s.qb[r.QPContext], 0, nic.SGE{}); st != nic.StatusSuccess {
+				s.m.Fail(inlineFailure("NdkReceive", st))
+				return false
 			}
 		}
-		if n < len(s.buf) {
-			return
-		}
+		return true
 	}
+	idx := r.RequestContext
+	o := &s.ops[idx]
+	if r.Status != nic.StatusSuccess {
+		s.fail(now, idx, r.Status)
+		return true
+	}
+	if o.frAt >= s.m.WarmEnd {
+		s.frLat.Record(uint64(now - o.frAt))
+	}
+	o.tok = b.GetRemoteTokenFromMr(o.mr)
+	o.wrAt = now
+	sge := nic.SGE{VirtualAddress: s.localVA, Length: o.bytes, Token: s.ltok}
+	if st := s.m.NIC.Write(s.qa[idx/s.perQP], idx, sge, o.va, o.tok, 0); st != nic.StatusSuccess {
+		s.m.Fail(inlineFailure("NdkWrite", st))
+		return false
+	}
+	return true
 }
 
 // Parts reports each request's post-to-CQE latency.
