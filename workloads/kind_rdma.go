@@ -142,44 +142,17 @@ func buildRDMASource(mode rdmaMode, m *Model, g *Generator, rng *rand.Rand) (Sou
 		localVA: rdmaLocalBase + k*rdmaGenStride, remVA: rdmaRemoteBase + k*rdmaGenStride,
 		remLen: uint64(p.RemotePages) * nic.PageSizeBytes}
 	a, b := m.NIC, m.B
-	pda, err := m.pd()
-	if err != nil {
-		return nil, err
-	}
-	pdb, err := m.pdB()
-	if err != nil {
-		return nil, err
-	}
-	depth := uint32(min(g.Streams*g.Outstanding, int(a.Spec().MaxCQDepth)))
-	st, cqa := a.CreateCQ(depth)
-	if st != nic.StatusSuccess {
-		return nil, fmt.Errorf("NdkCreateCq(depth %d) on host a: %v", depth, st)
-	}
-	st, cqb := b.CreateCQ(depth)
-	if st != nic.StatusSuccess {
-		return nil, fmt.Errorf("NdkCreateCq(depth %d) on host b: %v", depth, st)
-	}
-	s.cqa, s.cqb = cqa, cqb
-	cqa.SetVisibleHook(s, 0)
-	cqb.SetVisibleHook(rdmaRecvHook{s}, 0)
 	var recvDepth uint32
 	if mode == modeSend {
 		recvDepth = uint32(g.Outstanding)
 	}
-	for q := 0; q < g.Streams; q++ {
-		st, qa := a.CreateQP(pda, cqa, uint64(q), uint32(g.Outstanding), 0)
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreateQp %d of %d on host a: %v", q+1, g.Streams, st)
-		}
-		st, qb := b.CreateQP(pdb, cqb, uint64(q), 1, recvDepth)
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreateQp %d of %d on host b: %v", q+1, g.Streams, st)
-		}
-		if err := nic.ConnectQPs(qa, qb); err != nil {
-			return nil, err
-		}
-		s.qa, s.qb = append(s.qa, qa), append(s.qb, qb)
+	var err error
+	s.cqa, s.cqb, s.qa, s.qb, err = twoHostPairs(m, g.Streams, uint32(g.Streams*g.Outstanding),
+		uint32(g.Outstanding), 1, recvDepth, s, rdmaRecvHook{s})
+	if err != nil {
+		return nil, err
 	}
+	pda, pdb := m.nicPD, m.bPD // created by twoHostPairs
 	localLen := (max(p.SizeBytes.Largest(), 1) + nic.PageSizeBytes - 1) / nic.PageSizeBytes * nic.PageSizeBytes
 	var rflags nic.MRFlags
 	for _, r := range p.RemoteRights {
@@ -427,40 +400,13 @@ func newChainSource(m *Model, g *Generator, rng *rand.Rand) (Source, error) {
 	n := g.Streams * g.Outstanding
 	s := &chainSource{m: m, p: p, rng: rng, ops: make([]chainOp, n), perQP: uint64(g.Outstanding), maxPages: p.Pages.Largest()}
 	a, b := m.NIC, m.B
-	pda, err := m.pd()
+	var err error
+	s.cqa, s.cqb, s.qa, s.qb, err = twoHostPairs(m, g.Streams, uint32(2*n),
+		uint32(g.Outstanding), uint32(g.Outstanding), uint32(g.Outstanding), s, chainHookB{s})
 	if err != nil {
 		return nil, err
 	}
-	pdb, err := m.pdB()
-	if err != nil {
-		return nil, err
-	}
-	depth := uint32(min(2*n, int(a.Spec().MaxCQDepth)))
-	st, cqa := a.CreateCQ(depth)
-	if st != nic.StatusSuccess {
-		return nil, fmt.Errorf("NdkCreateCq(depth %d) on host a: %v", depth, st)
-	}
-	st, cqb := b.CreateCQ(depth)
-	if st != nic.StatusSuccess {
-		return nil, fmt.Errorf("NdkCreateCq(depth %d) on host b: %v", depth, st)
-	}
-	s.cqa, s.cqb = cqa, cqb
-	cqa.SetVisibleHook(s, 0)
-	cqb.SetVisibleHook(chainHookB{s}, 0)
-	for q := 0; q < g.Streams; q++ {
-		st, qa := a.CreateQP(pda, cqa, uint64(q), uint32(g.Outstanding), 0)
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreateQp %d of %d on host a: %v", q+1, g.Streams, st)
-		}
-		st, qb := b.CreateQP(pdb, cqb, uint64(q), uint32(g.Outstanding), uint32(g.Outstanding))
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreateQp %d of %d on host b: %v", q+1, g.Streams, st)
-		}
-		if err := nic.ConnectQPs(qa, qb); err != nil {
-			return nil, err
-		}
-		s.qa, s.qb = append(s.qa, qa), append(s.qb, qb)
-	}
+	pda, pdb := m.nicPD, m.bPD // created by twoHostPairs
 	base := rdmaRemoteBase + k*rdmaGenStride
 	s.pages = make([]uint64, uint64(n)*s.maxPages)
 	for i := range s.pages {
@@ -626,4 +572,47 @@ func init() {
 	RegisterKind(Kind{Name: "fr_write_send_inv",
 		Summary: "two hosts: host b fast-registers an FR MR, host a RDMA-Writes into it, then SendAndInvalidates it; parts fast_register, write, send_and_invalidate",
 		Params:  newChainParams, Check: checkChain, New: newChainSource})
+}
+
+// twoHostPairs creates one CQ on each host (depth cqDepth, capped at the
+// adapter's MaxCqDepth) with the given visible hooks, and streams connected
+// QP pairs: host a's with initiator depth aDepth, host b's with initiator
+// depth bDepth and receive depth bRecv.
+func twoHostPairs(m *Model, streams int, cqDepth, aDepth, bDepth, bRecv uint32, hookA, hookB sim.Handler) (
+	cqa, cqb *nic.CQ, qa, qb []*nic.QP, err error) {
+	a, b := m.NIC, m.B
+	pda, err := m.pd()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	pdb, err := m.pdB()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	depth := min(cqDepth, a.Spec().MaxCQDepth)
+	st, cqa := a.CreateCQ(depth)
+	if st != nic.StatusSuccess {
+		return nil, nil, nil, nil, fmt.Errorf("NdkCreateCq(depth %d) on host a: %v", depth, st)
+	}
+	st, cqb = b.CreateCQ(depth)
+	if st != nic.StatusSuccess {
+		return nil, nil, nil, nil, fmt.Errorf("NdkCreateCq(depth %d) on host b: %v", depth, st)
+	}
+	cqa.SetVisibleHook(hookA, 0)
+	cqb.SetVisibleHook(hookB, 0)
+	for q := 0; q < streams; q++ {
+		st, x := a.CreateQP(pda, cqa, uint64(q), aDepth, 0)
+		if st != nic.StatusSuccess {
+			return nil, nil, nil, nil, fmt.Errorf("NdkCreateQp %d of %d on host a: %v", q+1, streams, st)
+		}
+		st, y := b.CreateQP(pdb, cqb, uint64(q), bDepth, bRecv)
+		if st != nic.StatusSuccess {
+			return nil, nil, nil, nil, fmt.Errorf("NdkCreateQp %d of %d on host b: %v", q+1, streams, st)
+		}
+		if err := nic.ConnectQPs(x, y); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		qa, qb = append(qa, x), append(qb, y)
+	}
+	return cqa, cqb, qa, qb, nil
 }
