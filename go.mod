@@ -1,4 +1,4 @@
-module nicsim
+module github.com/nicsim/nicsim
 
 go 1.26.0
 

@@ -9,7 +9,7 @@ import (
 // ErrNoSpace is returned when a table has no room: the MTT region has no
 // contiguous free range of the size asked for (even if enough entries are
 // free in total), or the key table has no free entry. The NIC layer maps it
-// to STATUS_INSUFFICIENT_RESOURCES (NDK.md rule 17, 46; §1.5).
+// to STATUS_INSUFFICIENT_RESOURCES (docs/ndk.md rule 17, 46; §1.5).
 var ErrNoSpace = errors.New("mtt: no space")
 
 // span is a free range [off, off+n).

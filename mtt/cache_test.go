@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // refLRU is the reference model: per set, a map of present lines and a list

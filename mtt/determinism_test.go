@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // TestRunsAreDeterministic: the same seed gives byte-identical statistics,

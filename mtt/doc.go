@@ -22,14 +22,14 @@
 // Because data comes from the functional images, a cached copy can never be
 // stale: the cache decides when an access costs a DMA read, not what it
 // returns. Registration writes (WriteMPT, WriteMTT) charge the DMA writes to
-// ICM (MTT in 64 B units of 8 entries, HARDWARE.md §6) and update or drop the
+// ICM (MTT in 64 B units of 8 entries, docs/sources.md §6) and update or drop the
 // cached copies, per Spec.CacheWritePolicy, when they are issued.
 //
 // # Tokens and checks
 //
-// A token is (index<<8)|key8 (NDK.md §4, §5.3). Check, and the Translator
+// A token is (index<<8)|key8 (docs/ndk.md §4, §5.3). Check, and the Translator
 // after the key-table read, test in order: zero length (reported, nothing
-// else looked at: NDK.md §5.4 leaves a zero-length Read/Write unchecked, the
+// else looked at: docs/ndk.md §5.4 leaves a zero-length Read/Write unchecked, the
 // caller decides), index in range, entry not free, key equal, entry valid, PD
 // equal, window bound through this QP, rights, no wrap-around, and the whole
 // range inside the entry's [BaseVA, BaseVA+Length). The first failure is the

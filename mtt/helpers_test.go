@@ -4,7 +4,7 @@ import (
 	"flag"
 	"testing"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0 = the default seed)")

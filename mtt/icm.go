@@ -32,7 +32,7 @@ func (m *MTT) Allocator() *RangeAllocator { return m.alloc }
 
 // Set stores page addresses into entries offset, offset+1, ... (the
 // functional effect of a registration; WriteMTT charges its DMA writes).
-// Addresses must be aligned to pageShift (NDK.md rule 36).
+// Addresses must be aligned to pageShift (docs/ndk.md rule 36).
 func (m *MTT) Set(offset uint32, pageShift uint8, pages []uint64) error {
 	if uint64(offset)+uint64(len(pages)) > uint64(len(m.image)) {
 		return fmt.Errorf("mtt: set of [%d, +%d) beyond %d entries", offset, len(pages), len(m.image))

@@ -48,7 +48,7 @@ func (k Kind) String() string {
 // into an entry: the accessible range, the rights and where its translation
 // lives.
 type Region struct {
-	BaseVA    uint64 // first accessible virtual address (a tag, NDK.md rule 21)
+	BaseVA    uint64 // first accessible virtual address (a tag, docs/ndk.md rule 21)
 	Length    uint64 // accessible bytes: [BaseVA, BaseVA+Length)
 	Rights    Rights
 	PageShift uint8  // PageShift4K or PageShift2M
@@ -67,7 +67,7 @@ type Entry struct {
 	Kind  Kind
 	Key   uint8  // current key; the token is MakeToken(index, Key)
 	PD    uint32 // protection domain handle
-	QPN   uint32 // windows: the QP the window was bound through (NDK.md §5.5)
+	QPN   uint32 // windows: the QP the window was bound through (docs/ndk.md §5.5)
 	Region
 }
 
@@ -109,7 +109,7 @@ func (kt *KeyTable) FreeEntries() int { return len(kt.free) }
 // Alloc takes a free entry for a new MR or MW object of protection domain
 // pd. The entry starts invalid (no access until registered or bound). The
 // key is not reset: it continues from the entry's previous life, so a token
-// of an earlier object on the same index stays dead (NDK.md §5.3). An empty
+// of an earlier object on the same index stays dead (docs/ndk.md §5.3). An empty
 // table is ErrNoSpace (STATUS_INSUFFICIENT_RESOURCES, rules 17 and 46).
 func (kt *KeyTable) Alloc(kind Kind, pd uint32) (Token, error) {
 	if len(kt.free) == 0 {
@@ -137,7 +137,7 @@ func (kt *KeyTable) current(tok Token) (*Entry, error) {
 }
 
 // Free releases the entry of tok (object destroyed). The key advances so
-// the old token can never match again (NDK.md §5.3; after 256 lives of one
+// the old token can never match again (docs/ndk.md §5.3; after 256 lives of one
 // index the 8-bit key wraps, as in hardware).
 func (kt *KeyTable) Free(tok Token) error {
 	e, err := kt.current(tok)
@@ -151,7 +151,7 @@ func (kt *KeyTable) Free(tok Token) error {
 
 // RotateKey gives the entry a new 8-bit key and returns the new token; the
 // old token is dead from now on (NdkBind always, NdkFastRegister when
-// rotate_fast_register_key is set: NDK.md §5.3, rules 43 and 50).
+// rotate_fast_register_key is set: docs/ndk.md §5.3, rules 43 and 50).
 func (kt *KeyTable) RotateKey(tok Token) (Token, error) {
 	e, err := kt.current(tok)
 	if err != nil {
@@ -201,7 +201,7 @@ func (r Region) check() error {
 }
 
 // Invalidate makes the entry of tok invalid: deregistration, NdkInvalidate,
-// remote invalidation (NDK.md rules 29, 56, 57). Invalidating an entry that
+// remote invalidation (docs/ndk.md rules 29, 56, 57). Invalidating an entry that
 // is not valid is ErrWrongState (the NIC layer decides the status).
 func (kt *KeyTable) Invalidate(tok Token) error {
 	e, err := kt.current(tok)
@@ -216,9 +216,9 @@ func (kt *KeyTable) Invalidate(tok Token) error {
 }
 
 // BindWindow binds the window mw to [va, va+length) of the valid MR mr with
-// the given rights, through QP qpn. The window gets a new key (NDK.md §5.3)
+// the given rights, through QP qpn. The window gets a new key (docs/ndk.md §5.3)
 // and the new token is returned. It checks what the key table knows
-// (NDK.md rules 48, 49 and §5.5): the MR is a valid MR of the same PD, the
+// (docs/ndk.md rules 48, 49 and §5.5): the MR is a valid MR of the same PD, the
 // window lies wholly inside it, the window is not bound (ErrWrongState:
 // invalidate before rebinding), and remote write needs the MR's local write.
 func (kt *KeyTable) BindWindow(mw, mr Token, qpn uint32, va, length uint64, rights Rights) (Token, error) {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestKeyTableExhaustion: allocating past the table's size is ErrNoSpace
-// (STATUS_INSUFFICIENT_RESOURCES from CreateMr/CreateMw, NDK.md rules 17,
+// (STATUS_INSUFFICIENT_RESOURCES from CreateMr/CreateMw, docs/ndk.md rules 17,
 // 46); freeing one entry makes room again.
 func TestKeyTableExhaustion(t *testing.T) {
 	kt, err := NewKeyTable(8)

@@ -1,8 +1,8 @@
 package mtt_test
 
 import (
-	"nicsim/mtt"
-	"nicsim/pcie"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/pcie"
 )
 
 // The PCIe DMA engine is what the tables and caches read and write ICM with.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // TestReadMPTMissCostsOneICMReadAndHitCostsLatency: the send side's read of

@@ -6,7 +6,7 @@ import (
 )
 
 // Rights is the set of access rights of a key-table entry, mtt's own bit set.
-// Local read is always granted and has no bit (NDK.md §1.1, §3.2).
+// Local read is always granted and has no bit (docs/ndk.md §1.1, §3.2).
 //
 // The NDK flag values (NDK_MR_FLAG_*, NDK_OP_FLAG_*) and their mapping to
 // these bits belong to the provider: nic.MRFlags.Rights and
@@ -43,7 +43,7 @@ type Access uint8
 
 // Access kinds.
 const (
-	AccessLocalRead   Access = iota // always allowed by rights (NDK.md §3.2)
+	AccessLocalRead   Access = iota // always allowed by rights (docs/ndk.md §3.2)
 	AccessLocalWrite                // needs RightLocalWrite
 	AccessRemoteRead                // needs RightRemoteRead (rule 25)
 	AccessRemoteWrite               // needs RightRemoteWrite (rule 25)

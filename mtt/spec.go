@@ -6,7 +6,7 @@ import (
 	"math/bits"
 )
 
-// Page sizes the translation table supports (HARDWARE.md §6: 4 KiB ICM and
+// Page sizes the translation table supports (docs/sources.md §6: 4 KiB ICM and
 // host pages; 2 MiB hugepages as used by FaRM/Storm-style deployments, §3).
 const (
 	PageShift4K = 12
@@ -14,7 +14,7 @@ const (
 )
 
 // MTTEntryBytes is the size of one translation entry: one 64-bit page address
-// (mlx5 struct mlx5_mtt, HanGu; HARDWARE.md §6).
+// (mlx5 struct mlx5_mtt, HanGu; docs/sources.md §6).
 const MTTEntryBytes = 8
 
 // Replacement policies.
@@ -56,26 +56,26 @@ type CacheSpec struct {
 }
 
 // Spec configures the translation and protection unit. Sizes that no public
-// source gives for ConnectX (HARDWARE.md §3 and §10 [gap]) are "assumed";
+// source gives for ConnectX (docs/sources.md §3 and §10 [gap]) are "assumed";
 // each default says why.
 type Spec struct {
 	// ClockPeriodPS is the NIC core clock period. Assumed 1000 ps (1 GHz):
-	// ConnectX-6 Dx reports hca_core_clock 1000 MHz (HARDWARE.md §7); the
+	// ConnectX-6 Dx reports hca_core_clock 1000 MHz (docs/sources.md §7); the
 	// pipeline clock itself is not published.
 	ClockPeriodPS uint64 `json:"clock_period_ps"`
 	// KeyTableEntriesMax is the number of key-table (MPT) entries, one per MR
-	// and per MW. Assumed 65536: ConnectX-5 allows 2^24 MRs (HARDWARE.md §3)
+	// and per MW. Assumed 65536: ConnectX-5 allows 2^24 MRs (docs/sources.md §3)
 	// but a simulator does not need that many; HanGu caches 40000.
 	KeyTableEntriesMax uint32 `json:"key_table_entries_max"`
 	// MPTEntryBytes is the size of one key-table entry in ICM. 32 B as in the
-	// HanGu model (HARDWARE.md §6/§8: flags, key, start VA, length, MTT
+	// HanGu model (docs/sources.md §6/§8: flags, key, start VA, length, MTT
 	// index), the low end of the 32-64 B range of §9; 32 B holds the fields
 	// modelled here (state/key/rights 4 B, PD 4 B, VA 8 B, length 8 B, MTT
 	// offset 4 B, QPN/page size 4 B).
 	MPTEntryBytes uint32 `json:"mpt_entry_bytes"`
 	// MTTEntriesMax is the size of the MTT region in ICM, in 8-byte entries.
 	// Assumed 2^20 (8 MiB of ICM, 4 GiB of 4 KiB pages); mlx4 sets it with
-	// log_num_mtt (24 in a public report, HARDWARE.md §6).
+	// log_num_mtt (24 in a public report, docs/sources.md §6).
 	MTTEntriesMax uint32 `json:"mtt_entries_max"`
 	// MTTAllocPolicy is "first-fit" or "best-fit".
 	MTTAllocPolicy string `json:"mtt_alloc_policy"`
@@ -90,7 +90,7 @@ type Spec struct {
 	MPTCache CacheSpec `json:"mpt_cache"`
 	// MTTCache caches 64 B lines of 8 MTT entries. Assumed 4096 entries,
 	// 4 ways: Coyote's 4 KiB-page TLB has 4096 entries (2^10 sets x 4 ways,
-	// HARDWARE.md §8), giving a 16 MiB reach with 4 KiB pages.
+	// docs/sources.md §8), giving a 16 MiB reach with 4 KiB pages.
 	MTTCache CacheSpec `json:"mtt_cache"`
 	// RequestsMax bounds the translate requests in flight in the unit.
 	// Assumed 64 (Coyote allows 16 outstanding translations; a NIC serving
@@ -100,7 +100,7 @@ type Spec struct {
 	// in flight. Assumed 16.
 	WriteOpsMax uint32 `json:"write_ops_max"`
 	// MTTWriteBytesMax is the size of each DMA write of MTT entries: 64 B
-	// (8 entries), the UMR translation-update unit (HARDWARE.md §6,
+	// (8 entries), the UMR translation-update unit (docs/sources.md §6,
 	// MLX5_UMR_MTT_ALIGNMENT). A multiple of 64.
 	MTTWriteBytesMax uint32 `json:"mtt_write_bytes_max"`
 	// CacheWritePolicy says what a registration write does to a cached

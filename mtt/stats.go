@@ -1,6 +1,6 @@
 package mtt
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // TableStats counts one table's cache activity.
 type TableStats struct {

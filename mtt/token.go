@@ -4,7 +4,7 @@ import "fmt"
 
 // Token is a 32-bit memory token (NDK memory region token, verbs lkey/rkey):
 // a 24-bit key-table index in the high bits and an 8-bit key in the low bits
-// (NDK.md §4 "rkey layout" and §5.3). An access is accepted only if all 32
+// (docs/ndk.md §4 "rkey layout" and §5.3). An access is accepted only if all 32
 // bits equal the current token of a valid entry.
 type Token uint32
 

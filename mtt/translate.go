@@ -4,14 +4,14 @@ import "fmt"
 
 // Reason is the outcome of a translate check: OK or the precise reason the
 // access was refused. The NIC layer maps every refusal of a remote access to
-// an initiator error completion STATUS_ACCESS_VIOLATION (NDK.md §5.4; or
+// an initiator error completion STATUS_ACCESS_VIOLATION (docs/ndk.md §5.4; or
 // STATUS_REMOTE_RESOURCES by adapter setting) and moves no byte.
 type Reason uint8
 
 // Reasons, in the order the checks run (the first failing check is reported).
 const (
 	OK Reason = iota
-	// ReasonZeroLength: length 0. NDK.md §5.4: a zero-length Read or Write
+	// ReasonZeroLength: length 0. docs/ndk.md §5.4: a zero-length Read or Write
 	// moves nothing and checks no token, and succeeds. This check runs first
 	// and looks at nothing else, so the caller decides: the data path treats
 	// it as success with no page touched; other callers may refuse.

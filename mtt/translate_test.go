@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Each test below is named after the NDK.md rule it enforces and goes through
+// Each test below is named after the docs/ndk.md rule it enforces and goes through
 // the timed Translator (the data path), so the check is the one the NIC uses.
 
 const pd1, qp5 = 1, 5

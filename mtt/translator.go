@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // DMA is what the tables and caches need from the bus; *pcie.DMA implements it.
@@ -544,7 +544,7 @@ func (t *Translator) WriteMPT(index uint32, done sim.Handler, arg uint64) error 
 
 // WriteMTT writes MTT entries [offset, offset+count) to ICM by DMA, rounded
 // out to whole 64 B units of 8 entries and cut into MTTWriteBytesMax writes
-// (HARDWARE.md §6), and updates or invalidates cached copies of those lines.
+// (docs/sources.md §6), and updates or invalidates cached copies of those lines.
 func (t *Translator) WriteMTT(offset, count uint32, done sim.Handler, arg uint64) error {
 	if count == 0 || uint64(offset)+uint64(count) > uint64(t.mtt.Len()) {
 		return fmt.Errorf("mtt: %s: WriteMTT of [%d, +%d) outside [0, %d)", t.name, offset, count, t.mtt.Len())

@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
-const fakeReadPS = 550 * sim.NS // HARDWARE.md §1.1/§9: ~550 ns per dependent 64 B read
+const fakeReadPS = 550 * sim.NS // docs/sources.md §1.1/§9: ~550 ns per dependent 64 B read
 
 func newTestTranslator(t testing.TB, spec Spec) (*Translator, *fakeDMA) {
 	t.Helper()

@@ -3,8 +3,8 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // MMIO is what the provider needs from the host side of the PCIe link;

@@ -1,8 +1,8 @@
 package nic
 
-import "nicsim/mtt"
+import "github.com/nicsim/nicsim/mtt"
 
-// CloseObject is NdkCloseObject for a *PD, *CQ, *QP, *MR or *MW (NDK.md 2.K).
+// CloseObject is NdkCloseObject for a *PD, *CQ, *QP, *MR or *MW (docs/ndk.md 2.K).
 // STATUS_SUCCESS means closed, with no callback. STATUS_PENDING means done
 // runs exactly once, later, as the object's last callback:
 //

@@ -3,13 +3,13 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // completion is the completion engine. It takes finished requests from the
 // engines (and cancelled ones from the scheduler's flush path) and retires
 // each QP's requests in post order: a request that needs a CQE (any
-// failure, or a success without SILENT_SUCCESS: NDK.md rules 3, 5) waits
+// failure, or a success without SILENT_SUCCESS: docs/ndk.md rules 3, 5) waits
 // Completion.LatencyCycles, then its CQE is written to the CQ ring by one
 // DMA write of CQEBytes; Completion.ItemsPerCycle CQE writes start per
 // accepting cycle. A successful SILENT_SUCCESS request is retired without a

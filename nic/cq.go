@@ -1,6 +1,6 @@
 package nic
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // cqEntry is one CQE slot of a CQ ring in host memory.
 type cqEntry struct {
@@ -23,7 +23,7 @@ type CQ struct {
 	ring     []cqEntry
 	prod     uint64 // CQEs the NIC has started writing
 	cons     uint64 // CQEs the consumer has taken
-	qps      int    // QPs using this CQ (NDK.md rule 64)
+	qps      int    // QPs using this CQ (docs/ndk.md rule 64)
 	closed   bool
 	closeCB  RequestCompletion
 	closeCtx uint64

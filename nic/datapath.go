@@ -3,8 +3,8 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // SGE is NDK_SGE: a local buffer named by its virtual address, length and
@@ -37,7 +37,7 @@ func ConnectQPs(a, b *QP) error {
 func (a *Adapter) Mem() *HostMemory { return a.mem }
 
 // Write is NdkWrite: write the local buffer sge to [remoteVA, +sge.Length)
-// of the peer, under remoteToken (NDK.md 2.A, 5.4).
+// of the peer, under remoteToken (docs/ndk.md 2.A, 5.4).
 func (a *Adapter) Write(qp *QP, ctx uint64, sge SGE, remoteVA uint64, remoteToken uint32, flags OpFlags) Status {
 	return a.postData(qp, OpWrite, kindWrite, ctx, sge, remoteVA, remoteToken, false, flags)
 }

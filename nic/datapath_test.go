@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // Two hosts, each with a NIC on its own PCIe link, joined by a wire.

@@ -3,9 +3,9 @@
 // # Vocabulary
 //
 // The interface's vocabulary is exactly the NDK header's
-// (../shared/spec/NDK.md section 1): NTSTATUS values with their names
+// (docs/ndk.md section 1): NTSTATUS values with their names
 // (Status), NDK_MR_FLAG_* and NDK_OP_FLAG_* bit sets with the per-operation
-// accepted-flag tables and the project's flag decisions (NDK.md 5.2),
+// accepted-flag tables and the project's flag decisions (docs/ndk.md 5.2),
 // NDK_OPERATION_TYPE, NDK_OBJECT_TYPE, NDK_ADAPTER_INFO (AdapterInfo) and
 // NDK_RESULT_EX (Result).
 //
@@ -24,7 +24,7 @@
 // What depends on state only the hardware sees (an MR still valid, a double
 // invalidate) fails as an error completion that moves the QP to the error
 // state; every later request of the QP then completes STATUS_CANCELLED in
-// post order (NDK.md 5.1). All translation and protection state (MPT
+// post order (docs/ndk.md 5.1). All translation and protection state (MPT
 // entries, MTT entries, token validity) lives in package mtt.
 //
 // # Hardware path
@@ -34,7 +34,7 @@
 // carries its page list in the WQE, one more block per 8 entries) and rings
 // an 8 B MMIO doorbell, or, for a lone WQE when WQEByMMIO is set, writes the
 // WQE itself with 64 B write-combined MMIO stores. A DEFER chain rings one
-// doorbell for the whole chain (NDK.md 5.8).
+// doorbell for the whole chain (docs/ndk.md 5.8).
 //
 // On the NIC, in NIC clock cycles, every block a sim.Ticker driven by a
 // sim.TickDriver, connected by bounded sim.Ports of one cycle latency
@@ -50,7 +50,7 @@
 // engines are in order: a FastRegister whose page list must be read by DMA
 // holds the engine until the read returns (at most PageListFetchesMax in
 // flight), which is the mechanism behind the ~1.3 M registrations/s the
-// hardware reaches with DMA-fetched lists (HARDWARE.md 5). The MTT entries
+// hardware reaches with DMA-fetched lists (docs/sources.md 5). The MTT entries
 // are written (functionally in mtt, and to ICM by DMA through the TPT)
 // before the MPT update makes the entry valid, so no access can see a half
 // written translation; two requests on one MR are ordered by a hazard
@@ -61,7 +61,7 @@
 // Timing assumptions (docs/nic.md has every parameter with its source): the
 // NIC clock is 1 GHz (assumed; ConnectX-6 Dx reports hca_core_clock 1000
 // MHz); stage latencies of 2-8 cycles are assumed (no public figure,
-// HARDWARE.md 10); the host CPU's time to build a WQE is not modelled (a
+// docs/sources.md 10); the host CPU's time to build a WQE is not modelled (a
 // post takes no simulated time; the MMIO write gaps of the pcie model are
 // the CPU cost that is modelled); a CQE is visible to the consumer when its
 // posted DMA write has left the NIC.
@@ -76,7 +76,7 @@
 // Wire carry Send/Receive/SendAndInvalidate/Read/Write between connected
 // QPs; each adapter has a HostMemory holding real bytes, and its responder
 // checks every remote access through mtt's timed Translator before any
-// byte moves (NDK.md 5.4).
+// byte moves (docs/ndk.md 5.4).
 //
 // Statistics (Register) are per operation type (post-to-milestone latency
 // histograms for doorbell, WQE fetched, executed and CQE; throughput; PCIe

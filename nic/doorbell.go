@@ -1,10 +1,10 @@
 package nic
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // The doorbell handler. An 8 B doorbell (or the last 64 B store of a
 // WQE-by-MMIO write) arriving over PCIe carries a QP number and the QP's new
-// producer index (HARDWARE.md 6: HanGu's 64-bit doorbell holds the QPN and
+// producer index (docs/sources.md 6: HanGu's 64-bit doorbell holds the QPN and
 // the SQ position). Arrivals queue in the doorbell stage's input FIFO; the
 // stage takes Doorbell.ItemsPerCycle per cycle and, Doorbell.LatencyCycles
 // later, updates the QP context and hands the QP to the scheduler.

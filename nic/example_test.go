@@ -3,9 +3,9 @@ package nic_test
 import (
 	"fmt"
 
-	"nicsim/nic"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // A fast registration and its invalidation on one QP, on a gen3 x8 link.

@@ -3,12 +3,12 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // The firmware command path of NdkRegisterMr and NdkDeregisterMr
-// (DESIGN.md "nic", HARDWARE.md 4 and 9). A registration is, in order:
+// (docs/sources.md 4 and 9). A registration is, in order:
 //
 //  1. host: the provider pins the MDL's pages and builds the page list in a
 //     mailbox buffer in host memory, PinPSPerPage per page, on one driver
@@ -21,7 +21,7 @@ import (
 //     (mkey create), then a DMA read of the page list (8 B per page) from the
 //     mailbox, MTT entries written into ICM by DMA through mtt.WriteMTT and
 //     the MPT entry through mtt.WriteMPT; the entry becomes valid with a new
-//     key at the MPT write (NDK.md 5.3: a fresh registration never revives
+//     key at the MPT write (docs/ndk.md 5.3: a fresh registration never revives
 //     an old token);
 //  4. NIC -> host: an MSI-X when both writes have left the NIC; the
 //     provider then calls RequestCompletion (exactly once, rule 1).

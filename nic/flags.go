@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
-// MRFlags are NdkRegisterMr's NDK_MR_FLAG_* bits (NDK.md 1.1, source H).
+// MRFlags are NdkRegisterMr's NDK_MR_FLAG_* bits (docs/ndk.md 1.1, source H).
 type MRFlags uint32
 
 // NDK_MR_FLAG_* values. ALLOW_REMOTE_WRITE is 0x5 = 0x4 | ALLOW_LOCAL_WRITE
-// (NDK.md 3.1): remote write is detected by bit 0x4.
+// (docs/ndk.md 3.1): remote write is detected by bit 0x4.
 const (
 	MRAllowLocalRead   MRFlags = 0x0 // implicit: local read is always granted
 	MRAllowLocalWrite  MRFlags = 0x1
@@ -23,7 +23,7 @@ const (
 	mrKnown                  = MRAllowLocalWrite | MRAllowRemoteRead | mrRemoteWriteBit | MRRDMAReadSink
 )
 
-// Validate applies NDK.md 5.2: unknown bits and a remote-write bit without
+// Validate applies docs/ndk.md 5.2: unknown bits and a remote-write bit without
 // the local-write bit are STATUS_INVALID_PARAMETER.
 func (f MRFlags) Validate() (Status, error) {
 	if u := f &^ mrKnown; u != 0 {
@@ -41,7 +41,7 @@ func (f MRFlags) RemoteRead() bool  { return f&MRAllowRemoteRead != 0 }
 func (f MRFlags) RemoteWrite() bool { return f&mrRemoteWriteBit != 0 }
 func (f MRFlags) ReadSink() bool    { return f&MRRDMAReadSink != 0 }
 
-// Rights maps the flags to the key table's rights (NDK.md 1.1, 3.1, 3.2:
+// Rights maps the flags to the key table's rights (docs/ndk.md 1.1, 3.1, 3.2:
 // local read is implicit; remote write is bit 0x4). Call Validate first.
 func (f MRFlags) Rights() mtt.Rights { return rights(f.LocalWrite(), f.RemoteRead(), f.RemoteWrite()) }
 
@@ -83,7 +83,7 @@ func (f MRFlags) String() string {
 	return strings.Join(parts, "|")
 }
 
-// OpFlags are the NDK_OP_FLAG_* bits of work requests (NDK.md 1.2, source H).
+// OpFlags are the NDK_OP_FLAG_* bits of work requests (docs/ndk.md 1.2, source H).
 type OpFlags uint32
 
 // NDK_OP_FLAG_* values. ALLOW_REMOTE_WRITE is 0x30 = 0x20 | ALLOW_LOCAL_WRITE.
@@ -149,11 +149,11 @@ func (f OpFlags) RemoteRead() bool { return f&OpAllowRemoteRead != 0 }
 func (f OpFlags) LocalWrite() bool { return f&OpAllowLocalWrite != 0 }
 
 // Rights maps a FastRegister's or Bind's flags to the key table's rights
-// (NDK.md 1.2, 3.1: remote write is bit 0x20). Call ValidateOpFlags first.
+// (docs/ndk.md 1.2, 3.1: remote write is bit 0x20). Call ValidateOpFlags first.
 func (f OpFlags) Rights() mtt.Rights { return rights(f.LocalWrite(), f.RemoteRead(), f.RemoteWrite()) }
 
 // acceptedOpFlags is, per operation, the set of flags its documentation
-// accepts (NDK.md 1.2; RDMA_READ_SINK on FastRegister per NDK.md 3.6).
+// accepts (docs/ndk.md 1.2; RDMA_READ_SINK on FastRegister per docs/ndk.md 3.6).
 var acceptedOpFlags = map[OpType]OpFlags{
 	OpFastRegister: OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer | OpRDMAReadSink,
 	OpBind:         OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer,
@@ -164,7 +164,7 @@ var acceptedOpFlags = map[OpType]OpFlags{
 	OpReceive:      0, // DEFER is never valid on Receive
 }
 
-// ValidateOpFlags applies NDK.md 1.2 and 5.2 to a work request's flags:
+// ValidateOpFlags applies docs/ndk.md 1.2 and 5.2 to a work request's flags:
 // unknown bits for the operation, and a remote-write bit without the
 // local-write bit, are STATUS_INVALID_PARAMETER inline.
 func ValidateOpFlags(op OpType, f OpFlags) (Status, error) {

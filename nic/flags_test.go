@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
 func TestMRFlagValuesMatchHeader(t *testing.T) {
-	// NDK.md 1.1 and 3.1: REMOTE_WRITE is 0x5 (0x4 | LOCAL_WRITE).
+	// docs/ndk.md 1.1 and 3.1: REMOTE_WRITE is 0x5 (0x4 | LOCAL_WRITE).
 	require.Equal(t, MRFlags(0x1), MRAllowLocalWrite)
 	require.Equal(t, MRFlags(0x2), MRAllowRemoteRead)
 	require.Equal(t, MRFlags(0x5), MRAllowRemoteWrite)
@@ -20,7 +20,7 @@ func TestMRFlagValuesMatchHeader(t *testing.T) {
 }
 
 func TestMRRemoteWriteWithoutLocalWriteIsInvalidParameter(t *testing.T) {
-	// NDK.md 5.2: MR flags 0x4 without 0x1.
+	// docs/ndk.md 5.2: MR flags 0x4 without 0x1.
 	st, err := MRFlags(0x4).Validate()
 	require.Equal(t, StatusInvalidParameter, st)
 	require.ErrorContains(t, err, "needs local write")
@@ -30,29 +30,29 @@ func TestMRRemoteWriteWithoutLocalWriteIsInvalidParameter(t *testing.T) {
 }
 
 func TestMRUnknownFlagBitsAreInvalidParameter(t *testing.T) {
-	// NDK.md 5.2.
+	// docs/ndk.md 5.2.
 	st, err := MRFlags(0x10).Validate()
 	require.Equal(t, StatusInvalidParameter, st)
 	require.ErrorContains(t, err, "unknown bits 0x10")
 }
 
 func TestOpFlagValuesMatchHeader(t *testing.T) {
-	// NDK.md 1.2.
+	// docs/ndk.md 1.2.
 	require.Equal(t, OpFlags(0x030), OpAllowRemoteWrite)
-	require.Equal(t, OpFlags(0x100), OpRDMAReadLocalInvalidate, "the header's 0x100, not the NdkRead page's 0x200 (NDK.md 3.7)")
+	require.Equal(t, OpFlags(0x100), OpRDMAReadLocalInvalidate, "the header's 0x100, not the NdkRead page's 0x200 (docs/ndk.md 3.7)")
 	require.Equal(t, OpFlags(0x200), OpDefer)
 	require.Equal(t, "ALLOW_REMOTE_WRITE|SILENT_SUCCESS", (OpAllowRemoteWrite | OpSilentSuccess).String())
 }
 
 func TestOpFlagsAcceptedPerOperation(t *testing.T) {
-	// NDK.md 1.2 accepted-flag lists; unknown bits are INVALID_PARAMETER (5.2).
+	// docs/ndk.md 1.2 accepted-flag lists; unknown bits are INVALID_PARAMETER (5.2).
 	for _, c := range []struct {
 		op OpType
 		f  OpFlags
 		ok bool
 	}{
 		{OpFastRegister, OpAllowRemoteWrite | OpAllowRemoteRead | OpDefer | OpSilentSuccess | OpReadFence, true},
-		{OpFastRegister, OpRDMAReadSink, true}, // NDK.md 3.6
+		{OpFastRegister, OpRDMAReadSink, true}, // docs/ndk.md 3.6
 		{OpFastRegister, OpInline, false},
 		{OpBind, OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer, true},
 		{OpBind, OpRDMAReadSink, false},
@@ -74,14 +74,14 @@ func TestOpFlagsAcceptedPerOperation(t *testing.T) {
 }
 
 func TestOpRemoteWriteWithoutLocalWriteIsInvalidParameter(t *testing.T) {
-	// NDK.md 5.2: operation flags 0x20 without 0x10.
+	// docs/ndk.md 5.2: operation flags 0x20 without 0x10.
 	st, err := ValidateOpFlags(OpBind, 0x20)
 	require.Equal(t, StatusInvalidParameter, st)
 	require.ErrorContains(t, err, "needs local write")
 }
 
 func TestOperationTypeValues(t *testing.T) {
-	// NDK.md 1.4.
+	// docs/ndk.md 1.4.
 	require.Equal(t, OpType(0x8001), OpReceiveAndInvalidate)
 	require.NotZero(t, OpReceiveAndInvalidate&OpReceive, "Type & Receive is set for both receive kinds")
 	o, ok := ParseOpType("NdkOperationTypeBind")
@@ -100,7 +100,7 @@ func TestAdapterInfoRequiresFRMRPageCountAtLeast16(t *testing.T) {
 }
 
 func TestNDKFlagsMapToKeyTableRights(t *testing.T) {
-	// NDK.md 1.1, 1.2, 3.1: remote write is 0x5 / 0x30 and implies local write;
+	// docs/ndk.md 1.1, 1.2, 3.1: remote write is 0x5 / 0x30 and implies local write;
 	// local read is implicit; RDMA_READ_SINK grants nothing by itself.
 	require.Equal(t, mtt.RightLocalWrite|mtt.RightRemoteRead|mtt.RightRemoteWrite, (MRAllowRemoteWrite | MRAllowRemoteRead).Rights())
 	require.Equal(t, mtt.Rights(0), MRRDMAReadSink.Rights())

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // harness is one adapter on a real PCIe link with a PD, a CQ and helpers.

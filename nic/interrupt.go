@@ -1,6 +1,6 @@
 package nic
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // cqeInterrupt applies interrupt moderation when a CQE becomes visible: an
 // armed CQ interrupts after ModerationCQEs CQEs or ModerationTimeNS after

@@ -5,10 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
-// Object lifetime (NDK.md 2.K, rules 53, 61-65).
+// Object lifetime (docs/ndk.md 2.K, rules 53, 61-65).
 
 // Rule 64: closing a PD before its registered MR pends; the PD's
 // CloseCompletion runs once, after the MR is closed.

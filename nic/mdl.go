@@ -1,6 +1,6 @@
 package nic
 
-// MDL is one piece of an MDL chain as NdkRegisterMr sees it (NDK.md 2.D,
+// MDL is one piece of an MDL chain as NdkRegisterMr sees it (docs/ndk.md 2.D,
 // seed REGISTER_MR): the virtual address of its first byte
 // (MmGetMdlVirtualAddress) and its byte count (MmGetMdlByteCount). The
 // pages are locked by the consumer; PhysicalPages, when given, are the host

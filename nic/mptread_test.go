@@ -5,12 +5,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // TestValidateReadsTheMPTEntryThroughTheCache: a FastRegister's validate
 // reads its MR's key-table entry through the MPT cache. The first request
-// after InitializeFastRegisterMr misses (one ICM read over PCIe, HARDWARE.md
+// after InitializeFastRegisterMr misses (one ICM read over PCIe, docs/sources.md
 // 5: the TPT read that blocks the send queue); the Invalidate and the next
 // FastRegister of the same MR hit, because the NIC writes its own MPT
 // updates through the cache (mtt cache_write_policy "update").

@@ -3,15 +3,15 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // mptUpdate is the commit point of a request: the key-table (MPT) entry
 // changes in mtt and the TPT writes it to ICM by DMA (posted), updating or
 // invalidating its cached copy.
 //
-//   - FastRegister: a new key if the request carries one (NDK.md 5.3), then
+//   - FastRegister: a new key if the request carries one (docs/ndk.md 5.3), then
 //     the region [BaseVirtualAddress, +Length) with its rights, page size,
 //     FBO and MTT range; the entry becomes valid.
 //   - Invalidate: the entry becomes invalid (rule 56): old-token accesses

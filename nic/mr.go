@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // MR is an NDK_MR. A fast-register MR (CreateMr with FastRegister TRUE) is
@@ -31,7 +31,7 @@ type MR struct {
 	npages   uint32
 	fwBusy   bool // a firmware command of this MR is in flight
 	frSink   bool // the last FastRegister post asked for RDMA_READ_SINK
-	windows  int  // windows bound to this MR (NDK.md 5.5: deregister is DEVICE_BUSY)
+	windows  int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
 	closeCB  RequestCompletion
 	closeCtx uint64
 }
@@ -52,12 +52,12 @@ func (m *MR) FastRegister() bool { return m.fastRegister }
 // Index is the MR's key-table index.
 func (m *MR) Index() uint32 { return m.tok.Index() }
 
-// CreateMr is NdkCreateMr (NDK.md 2.C, seed CREATE_MR). The MR's key-table
+// CreateMr is NdkCreateMr (docs/ndk.md 2.C, seed CREATE_MR). The MR's key-table
 // entry is allocated in the TPT and starts invalid.
 //
 // Inline or pending, by a documented rule: the provider keeps a pool of
 // MRPoolEntries key-table entries that firmware prepared ahead (the mlx5
-// mkey cache, HARDWARE.md 4). With the pool not empty the call takes one and
+// mkey cache, docs/sources.md 4). With the pool not empty the call takes one and
 // returns STATUS_SUCCESS with the MR (no callback). With the pool empty it
 // issues a firmware command and returns STATUS_PENDING; done exactly once,
 // FirmwareCommandNS later, with the MR or STATUS_INSUFFICIENT_RESOURCES
@@ -121,7 +121,7 @@ func (a *Adapter) firmwareDone(now sim.Tick, id int) {
 	p.create(p.ctx, StatusSuccess, mr)
 }
 
-// InitializeFastRegisterMr is NdkInitializeFastRegisterMr (NDK.md 2.F).
+// InitializeFastRegisterMr is NdkInitializeFastRegisterMr (docs/ndk.md 2.F).
 // Inline failures: wrong MR kind STATUS_INVALID_DEVICE_REQUEST (rule 30,
 // 5.6); pageCount above FRMRPageCount STATUS_IMPLEMENTATION_LIMIT (rule 31);
 // no contiguous MTT range STATUS_INSUFFICIENT_RESOURCES; an MR that is

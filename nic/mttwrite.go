@@ -3,12 +3,12 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
 // mttWrite is the MTT write stage of a FastRegister: it stores the page
 // addresses in the MR's MTT range (the functional image in mtt) and has the
-// TPT write them to ICM by DMA, in 64 B units of 8 entries (HARDWARE.md 6);
+// TPT write them to ICM by DMA, in 64 B units of 8 entries (docs/sources.md 6);
 // the TPT updates or invalidates cached copies of those lines. The entry is
 // still invalid at this point (validate checked it), so no access can see a
 // half-written translation. The write is posted: the stage does not wait

@@ -1,11 +1,11 @@
 package nic
 
 import (
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
-// MW is an NDK_MW: a memory window (NDK.md 2.H). It is a key-table entry
+// MW is an NDK_MW: a memory window (docs/ndk.md 2.H). It is a key-table entry
 // of kind MW in the TPT; NdkBind work requests bind it to part of a
 // registered normal MR, through one QP, with its own rights and a new key
 // per bind (5.3, 5.5).
@@ -64,7 +64,7 @@ func (a *Adapter) allocMW(pd *PD) (*MW, error) {
 // the last NdkBind post defined it (rule 50, 5.3).
 func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 { return uint32(mw.tok) }
 
-// Bind is NdkBind (NDK.md 2.H, 5.5): a work request that binds mw to
+// Bind is NdkBind (docs/ndk.md 2.H, 5.5): a work request that binds mw to
 // [va, va+length) of the registered normal MR mr, through qp, with the
 // remote rights in flags. The window gets a new key when the call returns
 // (rule 50); the NIC gives the entry that key when the bind executes.

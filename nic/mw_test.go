@@ -5,10 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
-// Tests of memory windows (NDK.md 2.H, 2.I for windows, 5.3, 5.5).
+// Tests of memory windows (docs/ndk.md 2.H, 2.I for windows, 5.3, 5.5).
 
 func (h *harness) mw() *MW {
 	h.t.Helper()

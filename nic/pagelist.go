@@ -4,8 +4,8 @@ import "fmt"
 
 // pageListFetch is the page-list fetch stage. A FastRegister whose page list
 // did not fit in the WQE (more than InlinePageListEntriesMax entries) reads
-// it from host memory by DMA: 8 B per page (HARDWARE.md 6), one dependent
-// read round trip (HARDWARE.md 5). The engine is in order and may have at
+// it from host memory by DMA: 8 B per page (docs/sources.md 6), one dependent
+// read round trip (docs/sources.md 5). The engine is in order and may have at
 // most PageListFetchesMax such reads in flight; requests behind a fetching
 // one wait for it (the execution unit blocks on the dependent read), which
 // is what caps FastRegister throughput with DMA-fetched lists at about one

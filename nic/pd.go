@@ -5,7 +5,7 @@ package nic
 type PD struct {
 	a        *Adapter
 	handle   uint32
-	children int // MRs and QPs not yet closed (NDK.md rule 64)
+	children int // MRs and QPs not yet closed (docs/ndk.md rule 64)
 	closed   bool
 	closeCB  RequestCompletion
 	closeCtx uint64

@@ -2,9 +2,9 @@ package nic
 
 import (
 	"fmt"
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // engine is one execution engine (processing unit): an in-order chain of

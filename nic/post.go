@@ -1,10 +1,10 @@
 package nic
 
 import (
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
-// Posting work requests (NDK.md 2.A, 2.B). What the provider can decide from
+// Posting work requests (docs/ndk.md 2.A, 2.B). What the provider can decide from
 // the arguments and its own state fails inline: the call returns the
 // status, nothing changes and no CQE follows (rule 3, 5.1). Before any
 // inline failure, deferred requests already accepted on the queue are
@@ -15,7 +15,7 @@ import (
 // FastRegister is NdkFastRegister: register pages (adapter logical
 // addresses, PAGE_SIZE each) over the fast-register MR mr, the region
 // starting fbo bytes into the first page, length bytes long, addressed from
-// baseVA (NDK.md 2.G).
+// baseVA (docs/ndk.md 2.G).
 func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo uint32, length uint64, baseVA uint64, flags OpFlags) Status {
 	if st := a.checkFastRegister(qp, mr, pages, fbo, length, baseVA, flags); st != StatusSuccess {
 		return a.inlineFailure(qp, st)
@@ -45,7 +45,7 @@ func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo u
 	return StatusSuccess
 }
 
-// checkFastRegister applies NDK.md 2.G and 5.6 at post time.
+// checkFastRegister applies docs/ndk.md 2.G and 5.6 at post time.
 func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, length uint64, baseVA uint64, flags OpFlags) Status {
 	if qp == nil || qp.closed || mr == nil || mr.closed {
 		return StatusInvalidHandle
@@ -90,7 +90,7 @@ func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, 
 	return StatusSuccess
 }
 
-// Invalidate is NdkInvalidate of a fast-register MR (NDK.md 2.I); windows
+// Invalidate is NdkInvalidate of a fast-register MR (docs/ndk.md 2.I); windows
 // are invalidated with InvalidateMw.
 func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
 	st := StatusSuccess
@@ -167,7 +167,7 @@ func (a *Adapter) ring(qp *QP) {
 	arg := evMMIO | uint64(qp.num)<<32 | uint64(uint32(pi))
 	if n == 1 && a.spec.WQEByMMIO {
 		// One write-combined write of the whole WQE: the link sends it as
-		// 64 B stores (HARDWARE.md 2, BlueFlame).
+		// 64 B stores (docs/sources.md 2, BlueFlame).
 		w := qp.slot(pi - 1)
 		bytes := uint64(w.blocks) * uint64(a.spec.WQEBytes)
 		a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+2048, bytes, arg|mmioWQEBit)

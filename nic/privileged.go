@@ -1,6 +1,6 @@
 package nic
 
-import "nicsim/mtt"
+import "github.com/nicsim/nicsim/mtt"
 
 // GetPrivilegedMemoryRegionToken is NdkGetPrivilegedMemoryRegionToken
 // (rules 59, 60): a synchronous token with which the PD's QPs name adapter

@@ -1,8 +1,8 @@
 package nic
 
 import (
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // QP is an NDK_QP. Its initiator queue (SQ) is a ring in host memory written
@@ -37,7 +37,7 @@ type QP struct {
 	fetchIdx     uint64 // next WR to fetch
 	fetchBusy    bool
 	inSched      bool
-	err          bool   // error state (NDK.md 5.1) or flushed
+	err          bool   // error state (docs/ndk.md 5.1) or flushed
 	nicCompleted uint64 // next WR the completion engine retires
 	inDrain      bool
 	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6)

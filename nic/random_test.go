@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed of the randomised test (0 = default)")

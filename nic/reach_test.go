@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // randomReads registers footprint bytes on B, warms up with one pass of
@@ -45,7 +45,7 @@ func randomReads(t *testing.T, footprint uint64, n, batch int) (sim.Tick, float6
 	return d / sim.Tick(n), float64(hits) / float64(hits+misses)
 }
 
-// HARDWARE.md 3, mtt: random 64 B RDMA Reads over a registered footprint
+// docs/sources.md 3, mtt: random 64 B RDMA Reads over a registered footprint
 // beyond the MTT cache's reach (4096 entries x 4 KiB = 16 MiB by default)
 // miss in the responder's translation cache and pay a PCIe read each; they
 // run measurably slower than reads within the reach.

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
-// RegisterMr is NdkRegisterMr (NDK.md 2.D, seed REGISTER_MR): register
+// RegisterMr is NdkRegisterMr (docs/ndk.md 2.D, seed REGISTER_MR): register
 // [chain[0].VirtualAddress, +length) of the MDL chain over the normal MR mr
 // with flags. The work takes firmware time, so a call that passes the
 // inline checks returns STATUS_PENDING and done runs exactly once (rule 1)
@@ -68,7 +68,7 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	return StatusPending
 }
 
-// DeregisterMr is NdkDeregisterMr (NDK.md 2.E). It returns STATUS_PENDING
+// DeregisterMr is NdkDeregisterMr (docs/ndk.md 2.E). It returns STATUS_PENDING
 // and done runs once, after the firmware has invalidated the MPT entry and
 // the provider has unpinned the pages; from the invalidation on, both
 // tokens are dead (rule 29).

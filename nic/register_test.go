@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
-// Tests of NdkRegisterMr / NdkDeregisterMr (NDK.md 2.C, 2.D, 2.E, 5.2, 5.3)
+// Tests of NdkRegisterMr / NdkDeregisterMr (docs/ndk.md 2.C, 2.D, 2.E, 5.2, 5.3)
 // and the firmware command path.
 
 // normalMr creates a normal (non fast-register) MR.
@@ -205,7 +205,7 @@ func TestCloseMrDuringRegisterPendsUntilCallback(t *testing.T) {
 	require.Equal(t, mtt.StateFree, e.State)
 }
 
-// HARDWARE.md 4/9: registration latency grows with the page count by the
+// docs/sources.md 4/9: registration latency grows with the page count by the
 // pinning cost plus the page-list read and MTT writes, and small
 // registrations are dominated by the fixed firmware cost.
 func TestRegisterMrLatencyGrowsWithPagesFixedCostDominatesSmall(t *testing.T) {

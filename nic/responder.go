@@ -3,8 +3,8 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // responder is the NIC's receive side of the remote data path. Requests
@@ -12,7 +12,7 @@ import (
 // through the TPT's timed translator (mtt.Translator.Lookup: MPT and MTT
 // cache misses cost PCIe reads) and the whole range is checked - token,
 // PD, the window's QP, rights, bounds, wrap - before any byte moves
-// (NDK.md 5.4). Translations of several requests overlap; data DMAs start
+// (docs/ndk.md 5.4). Translations of several requests overlap; data DMAs start
 // in arrival order and answers leave in arrival order.
 //
 // A refused request moves no byte: the responder's QP goes to the error

@@ -5,10 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
-// Tests named after the rules of ../shared/spec/NDK.md they check.
+// Tests named after the rules of docs/ndk.md they check.
 
 const pg = PageSizeBytes
 

@@ -1,6 +1,6 @@
 package nic
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // scheduler picks, round robin, the next QP with work: WRs the doorbell made
 // known that are not fetched yet, and no fetch of that QP in flight (one
@@ -9,7 +9,7 @@ import "nicsim/sim"
 // WQEFetchBatchMax WRs, cut where the SQ ring wraps and where WQE-by-MMIO
 // WRs (already on the NIC) meet fetched ones. A QP in the error state is not
 // fetched: its remaining WRs are flushed straight to the completion engine
-// with STATUS_CANCELLED (NDK.md 5.1), WQEFetchBatchMax per decision.
+// with STATUS_CANCELLED (docs/ndk.md 5.1), WQEFetchBatchMax per decision.
 type scheduler struct {
 	a          *Adapter
 	drv        *sim.TickDriver

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"nicsim/mtt"
+	"github.com/nicsim/nicsim/mtt"
 )
 
 // StageSpec times one pipeline stage in NIC clock cycles: an item accepted
@@ -42,68 +42,68 @@ func (s StageSpec) validate(name string) []error {
 
 // Spec configures the adapter: the NDK_ADAPTER_INFO it reports, the host
 // (provider) side, and the NIC's send-queue pipeline. Every timing default
-// cites ../shared/spec/HARDWARE.md or says "assumed" and why (docs/nic.md).
+// cites docs/sources.md or says "assumed" and why (docs/nic.md).
 type Spec struct {
 	// ClockPeriodPS is the NIC core clock. Assumed 1000 ps (1 GHz): the
-	// internal pipeline clock of ConnectX is not published (HARDWARE.md 7,
+	// internal pipeline clock of ConnectX is not published (docs/sources.md 7,
 	// [gap]); ConnectX-6 Dx reports hca_core_clock 1000 MHz. It must equal
 	// TPT.ClockPeriodPS (one clock for the whole NIC).
 	ClockPeriodPS uint64 `json:"clock_period_ps"`
 
 	// Limits reported in NDK_ADAPTER_INFO.
-	FRMRPageCount          uint32 `json:"frmr_page_count"`           // >= 16 (NDK.md 1.3); assumed 256 (1 MiB of 4 KiB pages)
+	FRMRPageCount          uint32 `json:"frmr_page_count"`           // >= 16 (docs/ndk.md 1.3); assumed 256 (1 MiB of 4 KiB pages)
 	MaxInitiatorQueueDepth uint32 `json:"max_initiator_queue_depth"` // assumed 1024
 	MaxReceiveQueueDepth   uint32 `json:"max_receive_queue_depth"`   // assumed 1024
 	MaxCQDepth             uint32 `json:"max_cq_depth"`              // assumed 65536
-	QPsMax                 uint32 `json:"qps_max"`                   // assumed 1024 (a simulator bound; ConnectX-5: 262144, HARDWARE.md 3)
+	QPsMax                 uint32 `json:"qps_max"`                   // assumed 1024 (a simulator bound; ConnectX-5: 262144, docs/sources.md 3)
 	CQsMax                 uint32 `json:"cqs_max"`                   // assumed 1024
 
 	// Host and provider.
 	HostBaseAddr uint64 `json:"host_base_addr"` // where SQ rings, page lists and CQ rings are placed; assumed, clear of the TPT's ICM
 	MMIOBaseAddr uint64 `json:"mmio_base_addr"` // BAR of doorbells and WQE-by-MMIO buffers; assumed
-	// WQEBytes is one WQE basic block: 64 B (HARDWARE.md 6: mlx5 send WQEs
+	// WQEBytes is one WQE basic block: 64 B (docs/sources.md 6: mlx5 send WQEs
 	// are built of 64 B basic blocks; ERNIC WQE = 64 B).
 	WQEBytes uint32 `json:"wqe_bytes"`
-	// DoorbellBytes is the doorbell MMIO write: 8 B (HARDWARE.md 2).
+	// DoorbellBytes is the doorbell MMIO write: 8 B (docs/sources.md 2).
 	DoorbellBytes uint32 `json:"doorbell_bytes"`
 	// WQEByMMIO lets the provider write a lone WQE (a post with no deferred
 	// predecessors) with 64 B write-combined MMIO stores instead of ringing
-	// a doorbell (HARDWARE.md 2, Mellanox BlueFlame). Default true: it is the
+	// a doorbell (docs/sources.md 2, Mellanox BlueFlame). Default true: it is the
 	// default for single WQEs on Mellanox NICs.
 	WQEByMMIO bool `json:"wqe_by_mmio"`
 	// InlinePageListEntriesMax is the largest FastRegister page list carried
-	// inside the WQE (8 entries = 64 B, one extra basic block: HARDWARE.md
+	// inside the WQE (8 entries = 64 B, one extra basic block: docs/sources.md
 	// 5 and 6, kernel commit 064e5262). 0 disables inline page lists.
 	InlinePageListEntriesMax uint32 `json:"inline_page_list_entries_max"`
 	// DeferChainMax rings the doorbell when this many deferred requests are
-	// pending on one queue (NDK.md rule 14/15: Microsoft's sample caps
+	// pending on one queue (docs/ndk.md rule 14/15: Microsoft's sample caps
 	// chains at MAX_DEFERRED_SQ_REQUESTS). 0 means no cap. Assumed 64.
 	DeferChainMax uint32 `json:"defer_chain_max"`
 	// MRPoolEntries is the provider's pool of key-table entries prepared
-	// ahead by firmware (the mlx5 mkey cache, HARDWARE.md 4): NdkCreateMr
+	// ahead by firmware (the mlx5 mkey cache, docs/sources.md 4): NdkCreateMr
 	// takes one inline (STATUS_SUCCESS); with the pool empty it issues a
 	// firmware command and returns STATUS_PENDING. Assumed 64.
 	MRPoolEntries uint32 `json:"mr_pool_entries"`
 	// FirmwareCommandNS is the firmware time of a create-mkey command when
 	// the pool is empty. 50 us: mlx5 re-registration through the mkey cache
-	// (HARDWARE.md 4: ~50 us per MR with UMR reuse, ~280 us without).
+	// (docs/sources.md 4: ~50 us per MR with UMR reuse, ~280 us without).
 	FirmwareCommandNS uint64 `json:"firmware_command_ns"`
 	// RegisterFirmwareNS is the firmware's fixed work per NdkRegisterMr
-	// (mkey create + command overhead). 50 us: HARDWARE.md 4 and 9, mlx5
+	// (mkey create + command overhead). 50 us: docs/sources.md 4 and 9, mlx5
 	// with the mkey cache (~50 us per MR; ~280 us without it). The adapter
 	// keeps a pool of prepared key-table entries (MRPoolEntries), the same
 	// mechanism, so the cached figure is the consistent one.
 	RegisterFirmwareNS uint64 `json:"register_firmware_ns"`
 	// DeregisterFirmwareNS is the firmware's fixed work per NdkDeregisterMr.
-	// 40 us: HARDWARE.md 4 (mlx5 dereg ~40 us per MR with the mkey cache,
+	// 40 us: docs/sources.md 4 (mlx5 dereg ~40 us per MR with the mkey cache,
 	// ~200 us without).
 	DeregisterFirmwareNS uint64 `json:"deregister_firmware_ns"`
 	// PinPSPerPage is the host's cost to pin one 4 KiB page and put it in
-	// the page list. 300 ns: HARDWARE.md 4 and 9 (256 GB in > 20 s with
+	// the page list. 300 ns: docs/sources.md 4 and 9 (256 GB in > 20 s with
 	// verbs, ~0.3 us per page; Mooncake 0.38 us).
 	PinPSPerPage uint64 `json:"pin_ps_per_page"`
 	// UnpinPSPerPage is the host's cost to unpin one page at
-	// deregistration. 96 ns: HARDWARE.md 4 (Mooncake: 500 GB deregistered
+	// deregistration. 96 ns: docs/sources.md 4 (Mooncake: 500 GB deregistered
 	// in 11.8 s = 96 ns per 4 KiB page).
 	UnpinPSPerPage uint64 `json:"unpin_ps_per_page"`
 	// FirmwareCommandBytes is the size of a command-queue entry written by
@@ -118,7 +118,7 @@ type Spec struct {
 	// entries, a quarter of the default MTT).
 	MaxRegistrationSizeBytes uint64 `json:"max_registration_size_bytes"`
 	// ReadSinkRequired makes the adapter report no
-	// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (NDK.md rule 23): the
+	// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (docs/ndk.md rule 23): the
 	// local sink of an RDMA Read must then be an MR registered with
 	// NDK_MR_FLAG_RDMA_READ_SINK (or fast-registered with
 	// NDK_OP_FLAG_RDMA_READ_SINK); else the Read fails at execute with
@@ -129,15 +129,15 @@ type Spec struct {
 	// Assumed 2^20 pages (4 GiB): a simulator bound, not a hardware figure.
 	HostMemoryPagesMax uint32 `json:"host_memory_pages_max"`
 	// RotateFastRegisterKey gives the MR a new 8-bit key at every
-	// NdkFastRegister post (NDK.md 5.3). Default false.
+	// NdkFastRegister post (docs/ndk.md 5.3). Default false.
 	RotateFastRegisterKey bool `json:"rotate_fast_register_key"`
 	// RemoteAccessErrorStatus is the initiator status of a refused remote
-	// access (NDK.md 5.4): STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES.
+	// access (docs/ndk.md 5.4): STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES.
 	// Used by the responder (responder.go).
 	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
 
 	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
-	// HARDWARE.md 10 lists no public per-stage figure for any RNIC).
+	// docs/sources.md 10 lists no public per-stage figure for any RNIC).
 	Doorbell   StageSpec `json:"doorbell"`    // doorbell handler: MMIO record -> QP producer index
 	Scheduler  StageSpec `json:"scheduler"`   // round robin over QPs with work
 	WQEFetch   StageSpec `json:"wqe_fetch"`   // DMA-read of WQEs; latency is after the read returns
@@ -149,21 +149,21 @@ type Spec struct {
 	CacheWrite StageSpec `json:"cache_write"` // on-NIC MPT/MTT cache update
 	Completion StageSpec `json:"completion"`  // CQE build and DMA write
 
-	// WQEFetchBatchMax is the most WQEs one fetch reads (HARDWARE.md 2:
+	// WQEFetchBatchMax is the most WQEs one fetch reads (docs/sources.md 2:
 	// Connect-IB and newer read all new WQEs of a QP in one DMA). Assumed 16.
 	WQEFetchBatchMax uint32 `json:"wqe_fetch_batch_max"`
 	// WQEFetchOutstandingMax bounds the WQE fetch reads in flight (all QPs).
 	// Assumed 16.
 	WQEFetchOutstandingMax uint32 `json:"wqe_fetch_outstanding_max"`
 	// ExecEngines is the number of execution engines (processing units);
-	// QP n runs on engine n mod ExecEngines, in order (HARDWARE.md 2: one QP
+	// QP n runs on engine n mod ExecEngines, in order (docs/sources.md 2: one QP
 	// is coupled to one NIC processing unit). Assumed 1: with one dependent
 	// page-list read in flight per engine the model saturates near the
-	// ~1.3 M registrations/s measured with DMA-fetched lists (HARDWARE.md 5).
+	// ~1.3 M registrations/s measured with DMA-fetched lists (docs/sources.md 5).
 	ExecEngines uint32 `json:"exec_engines"`
 	// PageListFetchesMax is the page-list reads one engine may have in
 	// flight. Items behind a fetching request wait (in-order engine): the
-	// execution unit blocks on the dependent read (HARDWARE.md 5: Chelsio's
+	// execution unit blocks on the dependent read (docs/sources.md 5: Chelsio's
 	// "asynchronous TPT read that otherwise blocks the send queue"). Assumed 1.
 	PageListFetchesMax uint32 `json:"page_list_fetches_max"`
 	// CQEBytes is one CQE written by DMA. 64 B, assumed (mlx5 CQEs are 64 B).
@@ -250,7 +250,7 @@ func (s Spec) Validate() error {
 		bad("tpt.clock_period_ps", s.TPT.ClockPeriodPS, fmt.Sprintf("equal to clock_period_ps (%d): one NIC clock", s.ClockPeriodPS))
 	}
 	if s.FRMRPageCount < FRMRPageCountMin || s.FRMRPageCount > 1<<20 {
-		bad("frmr_page_count", s.FRMRPageCount, "16..2^20 (NDK.md 1.3: >= 16)")
+		bad("frmr_page_count", s.FRMRPageCount, "16..2^20 (docs/ndk.md 1.3: >= 16)")
 	}
 	if s.MaxInitiatorQueueDepth == 0 || s.MaxInitiatorQueueDepth > 1<<16 {
 		bad("max_initiator_queue_depth", s.MaxInitiatorQueueDepth, "1..65536")
@@ -350,7 +350,7 @@ func (s Spec) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Info is the NDK_ADAPTER_INFO this adapter reports (NDK.md 1.3).
+// Info is the NDK_ADAPTER_INFO this adapter reports (docs/ndk.md 1.3).
 func (s Spec) Info() AdapterInfo {
 	flags := AdapterRDMAReadSinkNotRequired | AdapterCQInterruptModerationSupported
 	if s.ReadSinkRequired {

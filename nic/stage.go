@@ -3,7 +3,7 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // item is what moves between pipeline stages: a work request named by its

@@ -1,8 +1,8 @@
 package nic
 
 import (
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // opKind indexes per-operation statistics: the send-queue operations, the

@@ -3,10 +3,10 @@ package nic
 import "fmt"
 
 // Status is an NTSTATUS value, exactly as ntstatus.h defines it
-// (NDK.md section 1.5).
+// (docs/ndk.md section 1.5).
 type Status uint32
 
-// NTSTATUS values used by the NDK provider (NDK.md 1.5, source S).
+// NTSTATUS values used by the NDK provider (docs/ndk.md 1.5, source S).
 const (
 	StatusSuccess                 Status = 0x00000000
 	StatusTimeout                 Status = 0x00000102

@@ -7,7 +7,7 @@ import (
 )
 
 func TestStatusValuesMatchNtstatusHeader(t *testing.T) {
-	// NDK.md 1.5 (source S: ntstatus.h).
+	// docs/ndk.md 1.5 (source S: ntstatus.h).
 	for _, c := range []struct {
 		s    Status
 		v    uint32

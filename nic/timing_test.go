@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // pcieReadRoundTrip is the round trip of one small DMA read on the default
@@ -29,7 +29,7 @@ func dmaListSpec() Spec {
 	return sp
 }
 
-// HARDWARE.md 5: a page list fetched by DMA costs one dependent PCIe read
+// docs/sources.md 5: a page list fetched by DMA costs one dependent PCIe read
 // round trip (kernel commit 064e5262).
 func TestInlinePageListSavesOneReadRoundTrip(t *testing.T) {
 	inline := singleFRLatency(t, DefaultSpec(), 1)
@@ -40,7 +40,7 @@ func TestInlinePageListSavesOneReadRoundTrip(t *testing.T) {
 	require.InDelta(t, float64(rtt), float64(diff), 0.15*float64(rtt))
 }
 
-// HARDWARE.md 5: ~1.3 M registrations/s with DMA-fetched lists, >= 3.5x
+// docs/sources.md 5: ~1.3 M registrations/s with DMA-fetched lists, >= 3.5x
 // that (>= 4.5 M/s) with inline lists.
 func TestInlinePageListThroughputSeveralTimesDMA(t *testing.T) {
 	const pairs = 20000
@@ -57,7 +57,7 @@ func TestInlinePageListThroughputSeveralTimesDMA(t *testing.T) {
 	require.GreaterOrEqual(t, inl/dma, 3.0)
 }
 
-// HARDWARE.md 2 (Kalia et al.): batching WQEs behind one doorbell raises
+// docs/sources.md 2 (Kalia et al.): batching WQEs behind one doorbell raises
 // throughput when doorbells (uncached MMIO writes, 50-300 ns apart) are the
 // limit, and costs latency against writing a lone WQE by MMIO, because the
 // NIC must then read the WQEs by DMA (one dependent read).
@@ -85,7 +85,7 @@ func TestDeferChainRaisesThroughputAndAddsLatency(t *testing.T) {
 // one FR(DEFER)+INV pair outstanding in doorbell mode, so one QP is latency
 // bound (doorbell, WQE read, pipeline, CQE). The limit reached here is the
 // DMA engine's issue cost (pcie WriteIssueCostPS and ReadIssueCostPS,
-// HARDWARE.md 1.3): every pair makes 5 writes (MTT, MPT twice, CQE twice)
+// docs/sources.md 1.3): every pair makes 5 writes (MTT, MPT twice, CQE twice)
 // and one read (its two WQEs).
 func TestMoreQPsRaiseThroughputUntilSaturation(t *testing.T) {
 	sp := DefaultSpec()

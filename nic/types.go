@@ -2,7 +2,7 @@ package nic
 
 import "fmt"
 
-// OpType is NDK_OPERATION_TYPE (NDK.md 1.4). NdkSendAndInvalidate completes
+// OpType is NDK_OPERATION_TYPE (docs/ndk.md 1.4). NdkSendAndInvalidate completes
 // with OpSend; ReceiveAndInvalidate is 0x8001 so Type&OpReceive is set for
 // both receive kinds.
 type OpType uint32
@@ -42,7 +42,7 @@ func ParseOpType(s string) (OpType, bool) {
 	return 0, false
 }
 
-// ObjectType is NDK_OBJECT_TYPE (NDK.md 1.4).
+// ObjectType is NDK_OBJECT_TYPE (docs/ndk.md 1.4).
 type ObjectType uint32
 
 // NDK_OBJECT_TYPE values.
@@ -72,7 +72,7 @@ const (
 	RDMARoCEv2     RDMATechnology = 4
 )
 
-// AdapterFlags are NDK_ADAPTER_FLAG_* (NDK.md 1.3).
+// AdapterFlags are NDK_ADAPTER_FLAG_* (docs/ndk.md 1.3).
 type AdapterFlags uint32
 
 // NDK_ADAPTER_FLAG_* values.
@@ -87,15 +87,15 @@ const (
 )
 
 // PageSizeBytes is PAGE_SIZE on x86/x64 hosts: every adapter page is this
-// size (NDK.md 1.4).
+// size (docs/ndk.md 1.4).
 const PageSizeBytes = 4096
 
 // FRMRPageCountMin is the smallest FRMRPageCount an adapter may report
-// (NDK.md 1.3: >= 16 mandatory).
+// (docs/ndk.md 1.3: >= 16 mandatory).
 const FRMRPageCountMin = 16
 
 // AdapterInfo is NDK_ADAPTER_INFO, field for field in header order
-// (NDK.md 1.3).
+// (docs/ndk.md 1.3).
 type AdapterInfo struct {
 	VersionMajor, VersionMinor uint16
 	VendorID, DeviceID         uint32
@@ -137,7 +137,7 @@ func (a AdapterInfo) Validate() error {
 	return nil
 }
 
-// Result is NDK_RESULT_EX (NDK.md 1.4). BytesTransferred is meaningful only
+// Result is NDK_RESULT_EX (docs/ndk.md 1.4). BytesTransferred is meaningful only
 // for receives; TypeSpecific holds the invalidated token only for
 // ReceiveAndInvalidate.
 type Result struct {

@@ -3,12 +3,12 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // validate is the check the NIC makes when it executes a request, against
-// the state only the hardware sees (NDK.md 5.1): the QP's state, READ_FENCE,
+// the state only the hardware sees (docs/ndk.md 5.1): the QP's state, READ_FENCE,
 // and the key-table entry of the target MR.
 //
 //   - A QP in the error state (an earlier error completion, or NdkFlush)
@@ -30,7 +30,7 @@ import (
 //     (mtt.Translator.ReadMPT): the request leaves validate no earlier than
 //     the cache's hit latency, or, on a miss, the ICM read over PCIe; the
 //     stage is in order, so a miss holds the requests behind it (the
-//     "asynchronous TPT read that blocks the send queue", HARDWARE.md 5).
+//     "asynchronous TPT read that blocks the send queue", docs/sources.md 5).
 //     A request whose MR already has requests in flight on this engine
 //     finds the entry on the NIC and does not read it again.
 //

@@ -3,10 +3,10 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
-// WireSpec is the point-to-point link between two hosts' NICs (DESIGN.md:
+// WireSpec is the point-to-point link between two hosts' NICs (docs/accuracy.md:
 // a wire with a latency and a rate, no fabric). Each direction serialises
 // its packets: a packet of HeaderBytes+payload occupies the direction for
 // its byte time, then arrives LatencyNS later.

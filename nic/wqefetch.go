@@ -3,7 +3,7 @@ package nic
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // wqeFetch is the WQE fetch engine. It takes fetch requests from the

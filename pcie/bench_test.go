@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // BenchmarkLinkSaturated drives a saturated gen3 x8 link (IdealSpec, so

@@ -3,12 +3,12 @@ package pcie
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // DMA is the NIC's DMA engine on one link. Requests enter a bounded queue,
 // pass an issue stage that spends ReadIssueCostPS or WriteIssueCostPS on
-// each (the engine limit pcie-bench measured, HARDWARE.md 1.3), and are
+// each (the engine limit pcie-bench measured, docs/sources.md 1.3), and are
 // then cut into TLPs as the upstream transmitter takes them: MWr of at
 // most MPS, MRd of at most MRRS, both on naturally aligned boundaries so
 // that none crosses a 4 KiB boundary. Each MRd holds a tag until its last

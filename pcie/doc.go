@@ -1,7 +1,7 @@
 // Package pcie models one PCIe link between a host and the NIC at byte
 // accuracy, the host's root complex and memory as the link sees them, the
 // CPU's MMIO writes and the NIC's DMA engine. Facts come from
-// spec/HARDWARE.md sections 1 and 11; docs/pcie.md lists every parameter
+// docs/sources.md sections 1 and 11; docs/pcie.md lists every parameter
 // and the known deviations.
 //
 // Timing model:
@@ -23,7 +23,7 @@
 //     send that owes an ACK or an UpdateFC (a TLP arrived from the other
 //     side) sends it A byte times later. A saturated direction therefore
 //     spends exactly 16/A + 4/1538 of its time on DLLPs and SKPs, which is
-//     the share HARDWARE.md 11 deducts.
+//     the share docs/sources.md 11 deducts.
 //   - Flow control: the transmitter consumes header and data credits of
 //     the receiver (P, NP, Cpl) when a TLP starts; the receiver returns
 //     them in an UpdateFC on the opposite direction; a TLP without credits

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: time-based)")

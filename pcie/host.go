@@ -1,6 +1,6 @@
 package pcie
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // host is the root complex and memory as seen from the link. It answers
 // each MRd with CplD TLPs: the data of one MRd becomes ready
@@ -13,9 +13,9 @@ import "nicsim/sim"
 //
 // The per-byte part is counted from the start of the DMA request the MRd
 // belongs to (MRd.reqOff), so a DMA read split by MRRS streams at one rate:
-// that is what the measured E5 curve shows (HARDWARE.md 1.1: the slope
+// that is what the measured E5 curve shows (docs/sources.md 1.1: the slope
 // holds from 64 B to 2 KiB across the 512 B MRRS split), while many DMA
-// requests in flight still reach the link rate (HARDWARE.md 1.3).
+// requests in flight still reach the link rate (docs/sources.md 1.3).
 type host struct {
 	l          *Link
 	fixed      sim.Tick

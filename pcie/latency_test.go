@@ -7,7 +7,7 @@ import (
 )
 
 // TestSingle64BReadRoundTripE5: with the defaults, one outstanding 64 B
-// read takes the measured E5 median of 546 ns (HARDWARE.md 1.1).
+// read takes the measured E5 median of 546 ns (docs/sources.md 1.1).
 func TestSingle64BReadRoundTripE5(t *testing.T) {
 	r, err := RunStream(DefaultSpec(), StreamConfig{Dir: DirRead, SizeBytes: 64, Outstanding: 1, Warmup: 10, Measure: 200})
 	require.NoError(t, err)
@@ -16,7 +16,7 @@ func TestSingle64BReadRoundTripE5(t *testing.T) {
 }
 
 // TestReadLatencyCurveE5 compares the single-outstanding read latency with
-// the E5 table of HARDWARE.md 1.1 (within 3 %).
+// the E5 table of docs/sources.md 1.1 (within 3 %).
 func TestReadLatencyCurveE5(t *testing.T) {
 	for _, c := range []struct {
 		size uint64

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // ErrFull is returned when a bounded queue has no room; nothing was queued.

@@ -3,7 +3,7 @@ package pcie
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // mmio is the host CPU's posted write path to the NIC's BAR: the posted
@@ -11,7 +11,7 @@ import (
 // uncached doorbell store and leaves as one MWr; a longer write is a run
 // of write-combined stores and leaves as 64 B MWr TLPs on 64 B-aligned
 // lines. The CPU emits one TLP per MMIOIssueGapNS (uncached) or
-// MMIOWCIssueGapNS (write-combined) at most (HARDWARE.md 2, 9). MMIO
+// MMIOWCIssueGapNS (write-combined) at most (docs/sources.md 2, 9). MMIO
 // addresses use 3DW headers (BARs below 4 GiB, assumed).
 type mmio struct {
 	l        *Link

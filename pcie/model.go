@@ -22,7 +22,7 @@ func ParseDirection(s string) (Direction, error) {
 }
 
 // LinkShare is the fraction of a direction's raw byte time that carries
-// TLPs: 1 - (ACK + UpdateFC + SKP) share, HARDWARE.md 11. One 8 B ACK per
+// TLPs: 1 - (ACK + UpdateFC + SKP) share, docs/sources.md 11. One 8 B ACK per
 // A bytes, one 8 B UpdateFC per A bytes, one 4 B SKP per 1538 bytes.
 func LinkShare(s Spec) float64 {
 	a := float64(DLLPIntervalBytes(s.Gen, s.Lanes, s.MPSBytes))
@@ -51,7 +51,7 @@ func TransferWireBytes(s Spec, dir Direction, size uint64) (up, down uint64) {
 	return up, down
 }
 
-// ByteModelGoodputGbps is the analytic byte-count model of HARDWARE.md 11
+// ByteModelGoodputGbps is the analytic byte-count model of docs/sources.md 11
 // (pcie-model's mem_bw): each direction carries TLPs at raw x LinkShare;
 // transfers go at the rate of the busier direction. The result is payload
 // Gb/s (10^9) in one direction: for rdwr it is the write payload rate.

@@ -9,8 +9,8 @@ import (
 )
 
 // TestIdealGoodputMatchesByteModel checks the accuracy contract of
-// DESIGN.md: with no latency, tag or credit limits, the goodput of TLPs
-// crossing the simulated link equals the byte-count model of HARDWARE.md
+// docs/accuracy.md: with no latency, tag or credit limits, the goodput of TLPs
+// crossing the simulated link equals the byte-count model of docs/sources.md
 // 11 within 1 %. The expected figure is computed here from the section's
 // constants, not by the package's model.
 func TestIdealGoodputMatchesByteModel(t *testing.T) {
@@ -63,10 +63,10 @@ func TestIdealGoodputMatchesByteModel(t *testing.T) {
 }
 
 func TestByteModelKnownValues(t *testing.T) {
-	// HARDWARE.md 11: gen3 x8 raw = 63.015 Gb/s.
+	// docs/sources.md 11: gen3 x8 raw = 63.015 Gb/s.
 	require.InDelta(t, 63.015, RawGbps(3, 8), 0.001)
 	require.InDelta(t, 4.0, RawGbps(1, 2), 1e-9)
-	// HARDWARE.md 1.3: large writes measured 53.0 Gb/s, matching the model within 0.2 %.
+	// docs/sources.md 1.3: large writes measured 53.0 Gb/s, matching the model within 0.2 %.
 	s := DefaultSpec()
 	require.InDelta(t, 53.0, ByteModelGoodputGbps(s, DirWrite, 2048), 0.2)
 	require.Equal(t, uint64(24), OverheadBytes(KindMWr, true, false))

@@ -8,7 +8,7 @@ import (
 )
 
 // TestMRRSSplit: a read is cut into MRd TLPs of at most MRRS on MRRS-aligned
-// boundaries (HARDWARE.md 11); a write into MWr of at most MPS.
+// boundaries (docs/sources.md 11); a write into MWr of at most MPS.
 func TestMRRSSplit(t *testing.T) {
 	spec := DefaultSpec() // MRRS 512, MPS 256
 	l, env, up, _ := newTestLink(t, spec)

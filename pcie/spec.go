@@ -78,29 +78,29 @@ type Spec struct {
 }
 
 // DefaultSpec is a gen3 x8 link to an E5-class (Haswell/Broadwell) host,
-// the configuration pcie-bench measured (HARDWARE.md section 1).
+// the configuration pcie-bench measured (docs/sources.md section 1).
 func DefaultSpec() Spec {
 	return Spec{
-		Gen:    3,     // HARDWARE.md 1: NFP-6000 on PCIe gen3 x8
-		Lanes:  8,     // HARDWARE.md 1
+		Gen:    3,     // docs/sources.md 1: NFP-6000 on PCIe gen3 x8
+		Lanes:  8,     // docs/sources.md 1
 		ECRC:   false, // assumed: ECRC is rarely enabled; section 1.4 overheads exclude it
-		Addr64: true,  // HARDWARE.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form
+		Addr64: true,  // docs/sources.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form
 		// Assumed: ~10 ns per direction for PHY pipelines and a short trace;
-		// no public figure (HARDWARE.md 10). Only the sum with
+		// no public figure (docs/sources.md 10). Only the sum with
 		// HostReadLatencyFixedNS is calibrated.
 		LinkLatencyNS: 10,
 
-		MPSBytes:        256,      // HARDWARE.md 1.3: measured at MPS 256
+		MPSBytes:        256,      // docs/sources.md 1.3: measured at MPS 256
 		MRRSBytes:       512,      // assumed: common BIOS default; the issue's reference configuration
-		RCBBytes:        64,       // HARDWARE.md 11: RCB is 64 or 128 B; root ports use 64
-		CompletionSplit: SplitMPS, // HARDWARE.md 11: modern hosts complete in MPS-sized pieces
+		RCBBytes:        64,       // docs/sources.md 11: RCB is 64 or 128 B; root ports use 64
+		CompletionSplit: SplitMPS, // docs/sources.md 11: modern hosts complete in MPS-sized pieces
 		// Assumed: PCIe 5-bit tags without Extended Tag Field. Check:
 		// pcie-bench's 62 M reads/s at 64 B x 546 ns needs ~34 outstanding
-		// (HARDWARE.md 1.1, 1.3), consistent with 32.
+		// (docs/sources.md 1.1, 1.3), consistent with 32.
 		TagsMax: 32,
 
 		// Assumed: typical root-port receive buffers (no public figure,
-		// HARDWARE.md 10).
+		// docs/sources.md 10).
 		HostPHCredits:   64,   // 64 posted headers
 		HostPDCredits:   1024, // 16 KiB of posted data
 		HostNPHCredits:  32,   // matches TagsMax so tags, not NPH, limit reads
@@ -114,19 +114,19 @@ func DefaultSpec() Spec {
 		NICCplHCredits:  0, // infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)
 		NICCplDCredits:  0,
 
-		// HARDWARE.md 1.1: the E5 round trip fits ~525 ns + ~0.30 ns/B. The
+		// docs/sources.md 1.1: the E5 round trip fits ~525 ns + ~0.30 ns/B. The
 		// link model adds issue cost, serialisation and 2 x LinkLatencyNS
 		// itself, so the host's fixed part is what is left: with these
 		// defaults a 64 B read takes 546 ns (the measured median) and the
 		// 256..2048 B points fall within 1.2 % of table 1.1.
 		HostReadLatencyFixedNS:   516.8 - 16.129 - 3.047 - 20,
-		HostReadLatencyPerByteNS: 0.29, // HARDWARE.md 1.1 slope, fitted with the link's own serialisation
-		MMIOIssueGapNS:           100,  // HARDWARE.md 2: UC MMIO TLPs leave 50-300 ns apart
-		MMIOWCIssueGapNS:         5.7,  // HARDWARE.md 9: ~175 M WC lines/s ceiling
+		HostReadLatencyPerByteNS: 0.29, // docs/sources.md 1.1 slope, fitted with the link's own serialisation
+		MMIOIssueGapNS:           100,  // docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart
+		MMIOWCIssueGapNS:         5.7,  // docs/sources.md 9: ~175 M WC lines/s ceiling
 		MMIOQueueMax:             256,  // assumed: bounded CPU store/WC buffer backlog
 
-		ReadIssueCostPS:  16129, // HARDWARE.md 1.3: ~62 M reads/s at 64 B on the NFP engine
-		WriteIssueCostPS: 21277, // HARDWARE.md 1.3: ~47 M writes/s at 64 B
+		ReadIssueCostPS:  16129, // docs/sources.md 1.3: ~62 M reads/s at 64 B on the NFP engine
+		WriteIssueCostPS: 21277, // docs/sources.md 1.3: ~47 M writes/s at 64 B
 		QueueDepth:       64,    // assumed: a DMA command queue of 64 entries
 		MSIXQueueMax:     64,    // assumed
 	}

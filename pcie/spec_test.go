@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 func TestDefaultAndIdealSpecsValidate(t *testing.T) {

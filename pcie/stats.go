@@ -3,11 +3,11 @@ package pcie
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // DirStats counts what one direction of the link carried. Byte counts are
-// bytes on the wire after line coding is removed (the unit of HARDWARE.md
+// bytes on the wire after line coding is removed (the unit of docs/sources.md
 // 11's byte-count model).
 type DirStats struct {
 	TLPs                [kindCount]uint64  // TLPs by kind, counted when they start on the wire

@@ -3,7 +3,7 @@ package pcie
 import (
 	"fmt"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // StreamConfig describes a stream of equal DMA transfers kept in flight by

@@ -1,6 +1,6 @@
 package pcie
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // Kind is the type of a TLP or DLLP on the wire.
 type Kind uint8
@@ -32,7 +32,7 @@ const (
 	classCount
 )
 
-// Wire sizes, HARDWARE.md section 11 (and pcie-model).
+// Wire sizes, docs/sources.md section 11 (and pcie-model).
 const (
 	FramingBytes     = 8  // 2 B sequence number + 4 B LCRC + 2 B framing per TLP
 	CommonHdrBytes   = 4  // first header DW common to every TLP
@@ -43,7 +43,7 @@ const (
 	DLLPBytes        = 8  // 2 B framing + 4 B DLLP + 2 B CRC
 	SKPBytes         = 4  // one SKP ordered set
 	SKPIntervalBytes = 1538
-	MMIOLineBytes    = 64 // a write-combined store leaves as one 64 B MWr (HARDWARE.md 2)
+	MMIOLineBytes    = 64 // a write-combined store leaves as one 64 B MWr (docs/sources.md 2)
 	DoorbellBytes    = 8  // an uncached doorbell store
 	MSIXBytes        = 4  // MSI-X data is one DW
 )
@@ -69,7 +69,7 @@ func OverheadBytes(k Kind, addr64, ecrc bool) uint64 {
 }
 
 // ByteRate is the exact byte time of a link: ps per byte as a fraction.
-// Gen1/2 use 8b/10b, gen3-5 128b/130b (HARDWARE.md 11).
+// Gen1/2 use 8b/10b, gen3-5 128b/130b (docs/sources.md 11).
 func ByteRate(gen, lanes int) sim.Rate {
 	// GT/s per lane x2 so that gen1's 2.5 is an integer.
 	gt2 := [...]uint64{0, 5, 10, 16, 32, 64}[gen]
@@ -97,8 +97,8 @@ func gcd(a, b uint64) uint64 {
 // dllpIntervals holds the bytes of link time between ACK DLLPs (and, with
 // the same values, between UpdateFC DLLPs) by width and MPS: the PCIe Base
 // Spec rev 5.0 recommended AckNak latency tables 3-7..3-9 and UpdateFC
-// tables 2-46..2-48 as transcribed by pcie-model (the source HARDWARE.md 11
-// cites). HARDWARE.md 11 quotes the gen3 x8/x16 MPS 128/256 entries; the
+// tables 2-46..2-48 as transcribed by pcie-model (the source docs/sources.md 11
+// cites). docs/sources.md 11 quotes the gen3 x8/x16 MPS 128/256 entries; the
 // rest of the rows are taken from the same tables. Gen4 and gen5 reuse
 // gen3's values, as pcie-model does.
 var dllpIntervals = [3][5][6]uint64{

@@ -1,6 +1,6 @@
 package pcie
 
-import "nicsim/sim"
+import "github.com/nicsim/nicsim/sim"
 
 // tlp describes one TLP handed from a source to a transmitter. Sources own
 // the storage; the transmitter copies it into its burst.

@@ -27,7 +27,7 @@ func TestNextEdgeAlignsToRisingEdges(t *testing.T) {
 }
 
 func TestClockFromMHzRejectsFractionalPeriods(t *testing.T) {
-	c, err := ClockFromMHz("hca", 156.25) // ConnectX-5 hca_core_clock, HARDWARE.md 7
+	c, err := ClockFromMHz("hca", 156.25) // ConnectX-5 hca_core_clock, docs/sources.md 7
 	require.NoError(t, err)
 	require.Equal(t, Tick(6400), c.Period)
 	_, err = ClockFromMHz("odd", 300)

@@ -48,7 +48,7 @@ func (t Tick) String() string {
 }
 
 // FromNanoseconds converts a float nanosecond figure (as found in configuration
-// files and HARDWARE.md tables) into ticks, rounding to the nearest picosecond.
+// files and docs/sources.md tables) into ticks, rounding to the nearest picosecond.
 func FromNanoseconds(ns float64) Tick {
 	if ns <= 0 {
 		return 0

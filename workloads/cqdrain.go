@@ -1,8 +1,8 @@
 package workloads
 
 import (
-	"nicsim/nic"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // cqConsumer handles one result a drain takes from a CQ; returning false

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // generator runs one Generator: it starts operations through its kind's

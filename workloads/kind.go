@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // Kind is one operation kind a generator can issue (dma_read, translate,

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"nicsim/nic"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // bind_invalidate: one operation is the chain NdkBind of a memory window to

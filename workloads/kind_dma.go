@@ -3,8 +3,8 @@ package workloads
 import (
 	"math/rand/v2"
 
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // dma_read and dma_write: the NIC's DMA engine reading or writing host

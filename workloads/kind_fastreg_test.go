@@ -8,10 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/mtt"
-	"nicsim/nic"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 const frInv = "generators:\n  - {name: fr, kind: fast_register_invalidate, streams: 2, outstanding: 2"
@@ -61,7 +61,7 @@ func TestSetupRunsPendingCreationCallsBeforeWarmup(t *testing.T) {
 	require.NotZero(t, many.Generators[0].Completed)
 }
 
-// HARDWARE.md 5 and docs/nic.md: with the page list fetched by DMA each
+// docs/sources.md 5 and docs/nic.md: with the page list fetched by DMA each
 // registration waits for one dependent PCIe read, so inline lists give
 // several times the throughput (the nic package measures 4.9x at 16 QPs x
 // 8). The built-in workload must show it.
@@ -90,7 +90,7 @@ func TestInlineVsDMAWorkloadShowsSeveralTimesTheThroughput(t *testing.T) {
 	require.Equal(t, uint32(8), f.Points[0].Adapter.NIC.InlinePageListEntriesMax)
 }
 
-// HARDWARE.md 2: one doorbell per DEFER chain; with defer_chain 2 a chain
+// docs/sources.md 2: one doorbell per DEFER chain; with defer_chain 2 a chain
 // of FastRegister(DEFER)+Invalidate rings one doorbell for two WRs.
 func TestDeferChainHalvesDoorbellsAndRaisesThroughput(t *testing.T) {
 	run := func(chain string) PointResult {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"nicsim/nic"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // rdma_write, rdma_read, send: two-host traffic. Host a (the model's NIC)

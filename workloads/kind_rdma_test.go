@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/nic"
+	"github.com/nicsim/nicsim/nic"
 )
 
 func rdmaGen(t *testing.T, src string, sets ...string) GenResult {

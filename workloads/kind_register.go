@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"nicsim/nic"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // register_mr: one operation is NdkRegisterMr of `pages` 4 KiB pages of a
 // normal MR (one MDL piece, or `pieces` page-aligned pieces), then
 // NdkDeregisterMr of it, both through the provider's firmware command path
-// (docs/nic.md; HARDWARE.md 4: a fixed firmware cost per command plus a
+// (docs/nic.md; docs/sources.md 4: a fixed firmware cost per command plus a
 // per-page pin/unpin cost on the host). The operation completes with the
 // DeregisterMr callback; the parts `register` and `deregister` are each
 // call's own latency, call to callback. The firmware runs one command at a
@@ -40,7 +40,7 @@ func mrFlagsOf(rights []string) nic.MRFlags {
 		case "remote_read":
 			f |= nic.MRAllowRemoteRead
 		case "remote_write":
-			f |= nic.MRAllowRemoteWrite // includes local write (NDK.md 3.3)
+			f |= nic.MRAllowRemoteWrite // includes local write (docs/ndk.md 3.3)
 		}
 	}
 	return f

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"nicsim/mtt"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // translate: one data-path translation through the translation unit

@@ -3,10 +3,10 @@ package workloads
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/nic"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // Model is the simulated hardware one run point drives: the NIC's PCIe link

@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"strings"
 
-	"nicsim/mtt"
-	"nicsim/nic"
-	"nicsim/pcie"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/pcie"
 )
 
 // Adapter is the model configuration of a run: a named preset plus
@@ -80,7 +80,7 @@ func (a *Adapter) syncTPT() { a.NIC.TPT = a.MTT }
 // `mtt` section.
 var modelSkip = map[reflect.Type]string{reflect.TypeFor[nic.Spec](): "tpt"}
 
-// ValueSource says where one preset value comes from: a HARDWARE.md section, or
+// ValueSource says where one preset value comes from: a docs/sources.md section, or
 // "assumed: <why>".
 type ValueSource struct {
 	Key    string // dotted key below adapter, such as pcie.tags_max
@@ -105,26 +105,26 @@ const DefaultPreset = "e5-gen3x8"
 var presets = []Preset{
 	{
 		Name:    "e5-gen3x8",
-		Summary: "the pcie-bench host: PCIe gen3 x8 to an E5-class Xeon (HARDWARE.md 1); pcie.DefaultSpec + mtt.DefaultSpec",
+		Summary: "the pcie-bench host: PCIe gen3 x8 to an E5-class Xeon (docs/sources.md 1); pcie.DefaultSpec + mtt.DefaultSpec",
 		Adapter: Adapter{Preset: "e5-gen3x8", PCIe: pcie.DefaultSpec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec(), Wire: nic.DefaultWireSpec()},
 		Sources: append(append(append([]ValueSource(nil), e5Sources...), nicSources...), wireSources...),
 	},
 	{
 		Name: "gen4x16",
-		Summary: "a ConnectX-6-class NIC on PCIe gen4 x16 (HARDWARE.md 7); link, tags and DMA rate assumed, " +
-			"host latency of the E5 host (no gen4 host is measured in HARDWARE.md)",
+		Summary: "a ConnectX-6-class NIC on PCIe gen4 x16 (docs/sources.md 7); link, tags and DMA rate assumed, " +
+			"host latency of the E5 host (no gen4 host is measured in docs/sources.md)",
 		Adapter: gen4x16(),
 		Base:    "e5-gen3x8",
 		Sources: []ValueSource{
-			{"pcie.gen", "HARDWARE.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
-			{"pcie.lanes", "HARDWARE.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
+			{"pcie.gen", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
+			{"pcie.lanes", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
 			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound at 4 KiB on gen4 x16 (docs/pcie.md: 32 tags cap 4 KiB reads at 111 Gb/s)"},
 			{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH credits, limit reads"},
-			{"pcie.read_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (HARDWARE.md 7) taken as the DMA engine's request rate, 1/215 MHz"},
-			{"pcie.write_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (HARDWARE.md 7), 1/215 MHz"},
+			{"pcie.read_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (docs/sources.md 7) taken as the DMA engine's request rate, 1/215 MHz"},
+			{"pcie.write_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (docs/sources.md 7), 1/215 MHz"},
 			{"pcie.queue_depth", "assumed: a DMA command queue of 256 entries for a 4x faster link"},
-			{"pcie.host_read_latency_fixed_ns", "assumed: the E5 host's fit (HARDWARE.md 1.1); no gen4 host latency in HARDWARE.md"},
-			{"pcie.host_read_latency_per_byte_ns", "assumed: the E5 host's slope (HARDWARE.md 1.1); no gen4 host figure"},
+			{"pcie.host_read_latency_fixed_ns", "assumed: the E5 host's fit (docs/sources.md 1.1); no gen4 host latency in docs/sources.md"},
+			{"pcie.host_read_latency_per_byte_ns", "assumed: the E5 host's slope (docs/sources.md 1.1); no gen4 host figure"},
 		},
 	},
 }
@@ -144,18 +144,18 @@ func gen4x16() Adapter {
 // mtt.DefaultSpec, from the comments in pcie/spec.go and mtt/spec.go and
 // from docs/pcie.md and docs/mtt.md.
 var e5Sources = []ValueSource{
-	{"pcie.gen", "HARDWARE.md 1: NFP-6000 on PCIe gen3 x8"},
-	{"pcie.lanes", "HARDWARE.md 1"},
+	{"pcie.gen", "docs/sources.md 1: NFP-6000 on PCIe gen3 x8"},
+	{"pcie.lanes", "docs/sources.md 1"},
 	{"pcie.ecrc", "assumed: ECRC is rarely enabled; section 1.4 overheads exclude it"},
-	{"pcie.addr64", "HARDWARE.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form"},
-	{"pcie.link_latency_ns", "assumed: ~10 ns per direction for PHY pipelines and a short trace (HARDWARE.md 10); only its sum with the host fixed latency is calibrated"},
-	{"pcie.mps_bytes", "HARDWARE.md 1.3: measured at MPS 256"},
+	{"pcie.addr64", "docs/sources.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form"},
+	{"pcie.link_latency_ns", "assumed: ~10 ns per direction for PHY pipelines and a short trace (docs/sources.md 10); only its sum with the host fixed latency is calibrated"},
+	{"pcie.mps_bytes", "docs/sources.md 1.3: measured at MPS 256"},
 	{"pcie.mrrs_bytes", "assumed: common BIOS default"},
-	{"pcie.rcb_bytes", "HARDWARE.md 11: root ports use 64"},
-	{"pcie.completion_split", "HARDWARE.md 11: modern hosts complete in MPS-sized pieces"},
-	{"pcie.tags_max", "assumed: 5-bit tags; 62 M reads/s x 546 ns needs ~34 outstanding (HARDWARE.md 1.1, 1.3)"},
-	{"pcie.host_ph_credits", "assumed: typical root-port buffer (HARDWARE.md 10, no public figure)"},
-	{"pcie.host_pd_credits", "assumed: 16 KiB of posted data (HARDWARE.md 10)"},
+	{"pcie.rcb_bytes", "docs/sources.md 11: root ports use 64"},
+	{"pcie.completion_split", "docs/sources.md 11: modern hosts complete in MPS-sized pieces"},
+	{"pcie.tags_max", "assumed: 5-bit tags; 62 M reads/s x 546 ns needs ~34 outstanding (docs/sources.md 1.1, 1.3)"},
+	{"pcie.host_ph_credits", "assumed: typical root-port buffer (docs/sources.md 10, no public figure)"},
+	{"pcie.host_pd_credits", "assumed: 16 KiB of posted data (docs/sources.md 10)"},
 	{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH, limit reads"},
 	{"pcie.host_npd_credits", "0 = infinite: MRd carries no data"},
 	{"pcie.host_cplh_credits", "0 = infinite: root ports advertise infinite completion credits"},
@@ -166,46 +166,46 @@ var e5Sources = []ValueSource{
 	{"pcie.nic_npd_credits", "assumed: small; the host does not read the NIC"},
 	{"pcie.nic_cplh_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
 	{"pcie.nic_cpld_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
-	{"pcie.host_read_latency_fixed_ns", "HARDWARE.md 1.1: E5 fit ~525 ns + 0.30 ns/B, minus what the link model adds (issue 16.1 + MRd 3.0 + 2 x 10 ns): 64 B read = 546 ns"},
-	{"pcie.host_read_latency_per_byte_ns", "HARDWARE.md 1.1 slope, fitted with the link's own serialisation"},
-	{"pcie.mmio_issue_gap_ns", "HARDWARE.md 2: UC MMIO TLPs leave 50-300 ns apart"},
-	{"pcie.mmio_wc_issue_gap_ns", "HARDWARE.md 9: ~175 M WC lines/s ceiling"},
+	{"pcie.host_read_latency_fixed_ns", "docs/sources.md 1.1: E5 fit ~525 ns + 0.30 ns/B, minus what the link model adds (issue 16.1 + MRd 3.0 + 2 x 10 ns): 64 B read = 546 ns"},
+	{"pcie.host_read_latency_per_byte_ns", "docs/sources.md 1.1 slope, fitted with the link's own serialisation"},
+	{"pcie.mmio_issue_gap_ns", "docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart"},
+	{"pcie.mmio_wc_issue_gap_ns", "docs/sources.md 9: ~175 M WC lines/s ceiling"},
 	{"pcie.mmio_queue_max", "assumed: bounded CPU store/WC buffer backlog"},
-	{"pcie.read_issue_cost_ps", "HARDWARE.md 1.3: ~62 M reads/s at 64 B on the NFP engine"},
-	{"pcie.write_issue_cost_ps", "HARDWARE.md 1.3: ~47 M writes/s at 64 B"},
+	{"pcie.read_issue_cost_ps", "docs/sources.md 1.3: ~62 M reads/s at 64 B on the NFP engine"},
+	{"pcie.write_issue_cost_ps", "docs/sources.md 1.3: ~47 M writes/s at 64 B"},
 	{"pcie.queue_depth", "assumed: a DMA command queue of 64 entries"},
 	{"pcie.msix_queue_max", "assumed: bound on pending MSI-X writes"},
-	{"mtt.clock_period_ps", "assumed: ConnectX-6 Dx hca_core_clock 1 GHz (HARDWARE.md 7); pipeline clock unpublished"},
-	{"mtt.key_table_entries_max", "assumed: ConnectX-5 allows 2^24 MRs (HARDWARE.md 3), too many to hold; HanGu caches 40000 (8)"},
-	{"mtt.mpt_entry_bytes", "HARDWARE.md 6/8: HanGu MPT entry 32 B; section 9 gives 32-64 B"},
-	{"mtt.mtt_entries_max", "assumed: 4 GiB of 4 KiB pages; mlx4 log_num_mtt sets it (HARDWARE.md 6)"},
+	{"mtt.clock_period_ps", "assumed: ConnectX-6 Dx hca_core_clock 1 GHz (docs/sources.md 7); pipeline clock unpublished"},
+	{"mtt.key_table_entries_max", "assumed: ConnectX-5 allows 2^24 MRs (docs/sources.md 3), too many to hold; HanGu caches 40000 (8)"},
+	{"mtt.mpt_entry_bytes", "docs/sources.md 6/8: HanGu MPT entry 32 B; section 9 gives 32-64 B"},
+	{"mtt.mtt_entries_max", "assumed: 4 GiB of 4 KiB pages; mlx4 log_num_mtt sets it (docs/sources.md 6)"},
 	{"mtt.mtt_alloc_policy", "assumed: first-fit"},
 	{"mtt.mpt_base_addr", "assumed: any 64 B-aligned, non-overlapping ICM address"},
 	{"mtt.mtt_base_addr", "assumed: any 64 B-aligned, non-overlapping ICM address"},
-	{"mtt.mpt_cache.entries_max", "assumed: ConnectX sizes unpublished (HARDWARE.md 3/10); 1024 x 32 B = 32 KiB SRAM"},
-	{"mtt.mpt_cache.ways", "assumed: 4 ways, as Coyote's TLB (HARDWARE.md 8)"},
+	{"mtt.mpt_cache.entries_max", "assumed: ConnectX sizes unpublished (docs/sources.md 3/10); 1024 x 32 B = 32 KiB SRAM"},
+	{"mtt.mpt_cache.ways", "assumed: 4 ways, as Coyote's TLB (docs/sources.md 8)"},
 	{"mtt.mpt_cache.line_bytes", "one 32 B MPT entry per line: the key cache caches entries by index"},
-	{"mtt.mpt_cache.policy", "assumed: LRU; random (HanGu, HARDWARE.md 8) available"},
-	{"mtt.mpt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (HARDWARE.md 8); ASIC SRAM read + compare in 4 ns"},
+	{"mtt.mpt_cache.policy", "assumed: LRU; random (HanGu, docs/sources.md 8) available"},
+	{"mtt.mpt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (docs/sources.md 8); ASIC SRAM read + compare in 4 ns"},
 	{"mtt.mpt_cache.ports_per_cycle", "assumed: one lookup pipe per cache"},
-	{"mtt.mpt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (HARDWARE.md 8)"},
-	{"mtt.mtt_cache.entries_max", "assumed: Coyote 4 KiB-page TLB, 2^10 sets x 4 ways (HARDWARE.md 8): 16 MiB reach"},
-	{"mtt.mtt_cache.ways", "HARDWARE.md 8: Coyote TLB is 4-way"},
-	{"mtt.mtt_cache.line_bytes", "HARDWARE.md 6/9: 8 MTT entries, the UMR/fetch unit"},
-	{"mtt.mtt_cache.policy", "assumed: LRU; random (HanGu, HARDWARE.md 8) available"},
-	{"mtt.mtt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (HARDWARE.md 8); ASIC SRAM read + compare in 4 ns"},
+	{"mtt.mpt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (docs/sources.md 8)"},
+	{"mtt.mtt_cache.entries_max", "assumed: Coyote 4 KiB-page TLB, 2^10 sets x 4 ways (docs/sources.md 8): 16 MiB reach"},
+	{"mtt.mtt_cache.ways", "docs/sources.md 8: Coyote TLB is 4-way"},
+	{"mtt.mtt_cache.line_bytes", "docs/sources.md 6/9: 8 MTT entries, the UMR/fetch unit"},
+	{"mtt.mtt_cache.policy", "assumed: LRU; random (HanGu, docs/sources.md 8) available"},
+	{"mtt.mtt_cache.latency_cycles", "assumed: Coyote lookup ~5-6 cycles at 250 MHz (docs/sources.md 8); ASIC SRAM read + compare in 4 ns"},
 	{"mtt.mtt_cache.ports_per_cycle", "assumed: one lookup pipe per cache"},
-	{"mtt.mtt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (HARDWARE.md 8)"},
+	{"mtt.mtt_cache.mshrs_max", "assumed: Coyote allows 16 outstanding translations (docs/sources.md 8)"},
 	{"mtt.requests_max", "assumed: bounds translate requests in flight (Coyote allows 16; a NIC serving several QPs needs more)"},
 	{"mtt.write_ops_max", "assumed: bounds registration writes in flight"},
-	{"mtt.mtt_write_bytes_max", "HARDWARE.md 6: UMR MTT updates in 64 B units (MLX5_UMR_MTT_ALIGNMENT)"},
+	{"mtt.mtt_write_bytes_max", "docs/sources.md 6: UMR MTT updates in 64 B units (MLX5_UMR_MTT_ALIGNMENT)"},
 	{"mtt.cache_write_policy", "assumed: invalidate; update keeps cached copies (write-through)"},
 }
 
 // wireSources gives the source of every value of nic.DefaultWireSpec.
 var wireSources = []ValueSource{
 	{"wire.latency_ns", "assumed: 500 ns one way, a few metres of cable and two MAC/PHY traversals, no switch (nic/wire.go)"},
-	{"wire.gbit_per_s", "assumed: a 100 Gb/s port (ConnectX-5 class, HARDWARE.md 7)"},
+	{"wire.gbit_per_s", "assumed: a 100 Gb/s port (ConnectX-5 class, docs/sources.md 7)"},
 	{"wire.header_bytes", "RoCEv2 header sum: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 + FCS 4 = 78 B"},
 }
 
@@ -213,37 +213,37 @@ var wireSources = []ValueSource{
 // comments in nic/spec.go and docs/nic.md ("Parameters").
 var nicSources = func() []ValueSource {
 	src := []ValueSource{
-		{"nic.clock_period_ps", "assumed: ConnectX internal clock unpublished (HARDWARE.md 7 [gap]); CX-6 Dx hca_core_clock 1000 MHz; must equal mtt.clock_period_ps"},
-		{"nic.frmr_page_count", "assumed (NDK.md 1.3 requires >= 16): 256 pages, 1 MiB regions"},
+		{"nic.clock_period_ps", "assumed: ConnectX internal clock unpublished (docs/sources.md 7 [gap]); CX-6 Dx hca_core_clock 1000 MHz; must equal mtt.clock_period_ps"},
+		{"nic.frmr_page_count", "assumed (docs/ndk.md 1.3 requires >= 16): 256 pages, 1 MiB regions"},
 		{"nic.max_initiator_queue_depth", "assumed"},
 		{"nic.max_receive_queue_depth", "assumed"},
 		{"nic.max_cq_depth", "assumed"},
-		{"nic.qps_max", "assumed simulator bound (ConnectX-5: 262144 QPs, HARDWARE.md 3)"},
+		{"nic.qps_max", "assumed simulator bound (ConnectX-5: 262144 QPs, docs/sources.md 3)"},
 		{"nic.cqs_max", "assumed simulator bound"},
 		{"nic.host_base_addr", "assumed: SQ rings, page lists and CQ rings, clear of the TPT's ICM"},
 		{"nic.mmio_base_addr", "assumed: BAR of doorbells and WQE-by-MMIO buffers"},
-		{"nic.wqe_bytes", "HARDWARE.md 6: 64 B basic blocks (ERNIC WQE 64 B)"},
-		{"nic.doorbell_bytes", "HARDWARE.md 2: 8 B doorbell"},
-		{"nic.wqe_by_mmio", "HARDWARE.md 2: BlueFlame is the default for single WQEs"},
-		{"nic.inline_page_list_entries_max", "HARDWARE.md 5, 6: 8 entries (64 B) inline (kernel commit 064e5262)"},
-		{"nic.defer_chain_max", "assumed (NDK.md rule 14: MAX_DEFERRED_SQ_REQUESTS of the MS sample, value unpublished)"},
-		{"nic.mr_pool_entries", "assumed size of the mlx5 mkey-cache analogue (HARDWARE.md 4)"},
-		{"nic.firmware_command_ns", "HARDWARE.md 4: ~50 us per MR with the mlx5 mkey cache"},
-		{"nic.register_firmware_ns", "HARDWARE.md 4, 9: mlx5 with the mkey cache, ~50 us per MR"},
-		{"nic.deregister_firmware_ns", "HARDWARE.md 4: mlx5 dereg ~40 us per MR with the mkey cache"},
-		{"nic.pin_ps_per_page", "HARDWARE.md 4, 9: ~0.3 us per 4 KiB page pinned (verbs; Mooncake 0.38 us)"},
-		{"nic.unpin_ps_per_page", "HARDWARE.md 4: Mooncake, 500 GB deregistered in 11.8 s = 96 ns per page"},
+		{"nic.wqe_bytes", "docs/sources.md 6: 64 B basic blocks (ERNIC WQE 64 B)"},
+		{"nic.doorbell_bytes", "docs/sources.md 2: 8 B doorbell"},
+		{"nic.wqe_by_mmio", "docs/sources.md 2: BlueFlame is the default for single WQEs"},
+		{"nic.inline_page_list_entries_max", "docs/sources.md 5, 6: 8 entries (64 B) inline (kernel commit 064e5262)"},
+		{"nic.defer_chain_max", "assumed (docs/ndk.md rule 14: MAX_DEFERRED_SQ_REQUESTS of the MS sample, value unpublished)"},
+		{"nic.mr_pool_entries", "assumed size of the mlx5 mkey-cache analogue (docs/sources.md 4)"},
+		{"nic.firmware_command_ns", "docs/sources.md 4: ~50 us per MR with the mlx5 mkey cache"},
+		{"nic.register_firmware_ns", "docs/sources.md 4, 9: mlx5 with the mkey cache, ~50 us per MR"},
+		{"nic.deregister_firmware_ns", "docs/sources.md 4: mlx5 dereg ~40 us per MR with the mkey cache"},
+		{"nic.pin_ps_per_page", "docs/sources.md 4, 9: ~0.3 us per 4 KiB page pinned (verbs; Mooncake 0.38 us)"},
+		{"nic.unpin_ps_per_page", "docs/sources.md 4: Mooncake, 500 GB deregistered in 11.8 s = 96 ns per page"},
 		{"nic.firmware_command_bytes", "assumed: the mlx5 command-queue entry is 64 B"},
 		{"nic.firmware_queue_depth", "assumed: mlx5 has up to 32 command-queue entries"},
 		{"nic.max_registration_size_bytes", "assumed: 1 GiB (2^18 MTT entries, a quarter of the default MTT)"},
-		{"nic.read_sink_required", "NDK.md rule 23: off by default (the adapter reports RDMA_READ_SINK_NOT_REQUIRED)"},
+		{"nic.read_sink_required", "docs/ndk.md rule 23: off by default (the adapter reports RDMA_READ_SINK_NOT_REQUIRED)"},
 		{"nic.host_memory_pages_max", "assumed: 2^20 pages (4 GiB) of host memory model, a simulator bound"},
-		{"nic.rotate_fast_register_key", "NDK.md 5.3: off by default"},
-		{"nic.remote_access_error_status", "NDK.md 5.4: STATUS_ACCESS_VIOLATION (0xC0000005)"},
-		{"nic.wqe_fetch_batch_max", "assumed (HARDWARE.md 2: CIB+ read all new WQEs in one DMA; Kalia batch 16)"},
+		{"nic.rotate_fast_register_key", "docs/ndk.md 5.3: off by default"},
+		{"nic.remote_access_error_status", "docs/ndk.md 5.4: STATUS_ACCESS_VIOLATION (0xC0000005)"},
+		{"nic.wqe_fetch_batch_max", "assumed (docs/sources.md 2: CIB+ read all new WQEs in one DMA; Kalia batch 16)"},
 		{"nic.wqe_fetch_outstanding_max", "assumed"},
-		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near HARDWARE.md 5's ~1.3 M/s"},
-		{"nic.page_list_fetches_max", "assumed (HARDWARE.md 5: the engine blocks on the dependent read)"},
+		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near docs/sources.md 5's ~1.3 M/s"},
+		{"nic.page_list_fetches_max", "assumed (docs/sources.md 5: the engine blocks on the dependent read)"},
 		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
 		{"nic.moderation_cqes", "assumed: no interrupt moderation by default"},
 		{"nic.moderation_time_ns", "assumed: no interrupt moderation by default"},
@@ -251,7 +251,7 @@ var nicSources = func() []ValueSource {
 	for _, st := range []string{"doorbell", "scheduler", "wqe_fetch", "parse", "validate", "page_list", "mtt_write", "mpt_update", "cache_write", "completion"} {
 		for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
 			src = append(src, ValueSource{"nic." + st + "." + f,
-				"assumed: 2-8 cycle stages, the order of an ASIC pipeline stage at 1 GHz; no RNIC publishes them (HARDWARE.md 10, docs/nic.md)"})
+				"assumed: 2-8 cycle stages, the order of an ASIC pipeline stage at 1 GHz; no RNIC publishes them (docs/sources.md 10, docs/nic.md)"})
 		}
 	}
 	return src

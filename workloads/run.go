@@ -3,9 +3,9 @@ package workloads
 import (
 	"fmt"
 
-	"nicsim/mtt"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // RunOptions control a run from outside the simulation. None of them

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 func runSrc(t *testing.T, src string, sets ...string) *Result {
@@ -21,7 +21,7 @@ func runSrc(t *testing.T, src string, sets ...string) *Result {
 }
 
 // One outstanding 64 B read on the default preset takes the measured
-// pcie-bench median, 546 ns (HARDWARE.md 1.1), so a closed loop of one
+// pcie-bench median, 546 ns (docs/sources.md 1.1), so a closed loop of one
 // completes one read per 546 ns.
 func TestClosedLoopOfOneReadRunsAtTheRoundTrip(t *testing.T) {
 	r := runSrc(t, "run: {warmup_us: 1, duration_us: 100}\ngenerators: [{name: rd, kind: dma_read, size_bytes: 64}]\n")

@@ -11,12 +11,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"nicsim/nic"
+	"github.com/nicsim/nicsim/nic"
 )
 
 // A scenario is an exact sequence of NDK calls on named objects of one or
 // two hosts (docs/workloads.md, "Scenarios"): the executable form of the
-// rules in NDK.md.
+// rules in docs/ndk.md.
 
 // Scenario bounds.
 const (

@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"nicsim/nic"
-	"nicsim/pcie"
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // ScenarioFailure is the first failed expectation of a scenario run.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"nicsim/sim"
+	"github.com/nicsim/nicsim/sim"
 )
 
 func init() {

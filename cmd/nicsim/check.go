@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

@@ -25,7 +25,7 @@ func TestCompareUnchangedModelPassesAndSlowerHostIsCaught(t *testing.T) {
 	require.Equal(t, 0, dispatch([]string{"compare", base, same}, &so, &se), se.String())
 	require.Contains(t, so.String(), "no figure changed")
 
-	// A deliberate model change: a slower host read (HARDWARE.md 1.1 E5
+	// A deliberate model change: a slower host read (docs/sources.md 1.1 E5
 	// 477.6 ns fixed part raised to 600 ns) must be a regression.
 	slow := runWorkload(t, "pcie-dma.yaml", "--set", "adapter.pcie.host_read_latency_fixed_ns=600")
 	so.Reset()

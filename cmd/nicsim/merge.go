@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

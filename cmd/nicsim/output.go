@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // Exit codes of nicsim run and nicsim check.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"nicsim/pcie"
+	"github.com/nicsim/nicsim/pcie"
 )
 
 func init() {
@@ -144,7 +144,7 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 
 // unloadedReadFit measures one outstanding DMA read of every size (no
 // queueing) and fits latency = fixed + per-byte x size by least squares,
-// next to the fit of the measured E5-class hosts in HARDWARE.md 1.1. It
+// next to the fit of the measured E5-class hosts in docs/sources.md 1.1. It
 // needs reads among the directions, two distinct sizes, and latency (not
 // --ideal).
 func unloadedReadFit(spec pcie.Spec, dirs []pcie.Direction, sizes []uint64, ideal bool) (string, bool, error) {
@@ -173,7 +173,7 @@ func unloadedReadFit(spec pcie.Spec, dirs []pcie.Direction, sizes []uint64, idea
 	fixed, perByte := stat.LinearRegression(xs, ys, nil, false)
 	r2 := stat.RSquared(xs, ys, nil, fixed, perByte)
 	return fmt.Sprintf("unloaded DMA read latency (one outstanding, %d..%d B): %.1f ns + %.3f ns/B (R^2 %.4f); "+
-		"measured E5-class hosts (HARDWARE.md 1.1): about 525 ns + 0.30 ns/B", lo, hi, fixed, perByte, r2), true, nil
+		"measured E5-class hosts (docs/sources.md 1.1): about 525 ns + 0.30 ns/B", lo, hi, fixed, perByte, r2), true, nil
 }
 
 func pow2In(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }

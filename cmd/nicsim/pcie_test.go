@@ -59,7 +59,7 @@ func TestPCIeBadFlagsExit2(t *testing.T) {
 
 // TestPCIeUnloadedReadFitMatchesE5: the latency fit the table prints for one
 // outstanding read lies near the fit of the measured E5-class hosts
-// (HARDWARE.md 1.1: about 525 ns + 0.30 ns/B); --ideal and CSV print none.
+// (docs/sources.md 1.1: about 525 ns + 0.30 ns/B); --ideal and CSV print none.
 func TestPCIeUnloadedReadFitMatchesE5(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, dispatch([]string{"pcie", "--dir", "read", "--sizes", "8,64,256,512,1024,2048"}, &out, &errb), errb.String())

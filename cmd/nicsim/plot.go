@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // plotSpec says what to draw: metrics against the sweep axis X, one line per

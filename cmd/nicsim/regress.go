@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

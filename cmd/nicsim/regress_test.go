@@ -12,7 +12,7 @@ import (
 
 // TestRegressCatchesAModelChangeAndPassesAnUnchangedModel: a baseline made
 // from the current model reproduces; rerun with a slower host read latency
-// (a deliberate model change, HARDWARE.md 1.1's E5 fixed part raised from
+// (a deliberate model change, docs/sources.md 1.1's E5 fixed part raised from
 // 477.6 to 600 ns), regress exits 1 and names the regressed figures.
 func TestRegressCatchesAModelChangeAndPassesAnUnchangedModel(t *testing.T) {
 	t.Chdir("../..")

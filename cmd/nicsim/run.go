@@ -14,8 +14,8 @@ import (
 
 	"github.com/pkg/profile"
 
-	"nicsim/sim"
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 const builtinDir = "../../workloads"
@@ -253,7 +253,7 @@ func TestPresetsListsEveryValueWithItsSource(t *testing.T) {
 	require.Contains(t, stdout, "e5-gen3x8: ")
 	require.Contains(t, stdout, "gen4x16: ")
 	require.Regexp(t, `adapter\.pcie\.tags_max\s+32\s+assumed: 5-bit tags`, stdout)
-	require.Regexp(t, `adapter\.pcie\.lanes\s+16\s+HARDWARE\.md 7`, stdout)
+	require.Regexp(t, `adapter\.pcie\.lanes\s+16\s+docs/sources\.md 7`, stdout)
 	require.Regexp(t, `adapter\.mtt\.mtt_cache\.entries_max\s+4096\s+assumed: Coyote`, stdout)
 	_, again, _ := nicsim(t, "presets")
 	require.Equal(t, stdout, again)

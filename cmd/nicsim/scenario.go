@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // runScenario runs one scenario file: one JSON line per call, callback and

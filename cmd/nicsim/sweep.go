@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func init() {

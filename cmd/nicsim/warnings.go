@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // printWarnings writes every point's warnings to w, naming the point.
