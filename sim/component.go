@@ -18,10 +18,13 @@ type Waker interface {
 type Env struct {
 	Engine *Engine
 	Seed   uint64
+	// Meters are the busy-time meters of every resource of the
+	// simulation (see Meter).
+	Meters *Meters
 }
 
 // NewEnv returns an environment with a fresh engine.
-func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed} }
+func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed, Meters: NewMeters()} }
 
 // TickDriver ticks a Ticker on its clock's rising edges while it makes
 // progress, and otherwise sleeps until woken. Wake is deduplicated: at most

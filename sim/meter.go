@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+)
+
+// A Meter measures how busy one resource is: the time integral of the
+// units of it in use, against its capacity. Every resource that can bind a
+// throughput (a link direction, a pipeline stage, a DMA channel, read tags,
+// MSHRs, a posting core, the firmware, the wire) owns one, so that a result
+// can say which resource binds it and how close to saturation it runs.
+//
+// A Meter is fed in one of two ways:
+//   - Busy(start, end): one unit is busy over [start, end) (a server that
+//     knows its service span when it starts: a transmitter, a stage slot,
+//     a core executing a post);
+//   - Set(now, inUse): the number of units held changes at now (tags,
+//     MSHRs, credits, queue slots); the old level counts up to now.
+//
+// Busy time is only kept inside the measured window that Meters.Window
+// set, split into intervals for time series; before Window is called a
+// Meter costs one comparison per call. All arithmetic is integer
+// (unit·picoseconds), so results are exact and deterministic.
+type Meter struct {
+	name     string
+	unit     string
+	capacity uint64
+	set      *Meters
+
+	inUse uint64 // Set mode: units held since `since`
+	since Tick
+
+	busy []uint64 // unit·ps of busy time per interval of the window
+}
+
+// Meters is the set of meters of one simulation and the measured window
+// they account. Meters are listed in name order in every report.
+type Meters struct {
+	list     []*Meter
+	names    map[string]bool
+	from, to Tick // measured window [from, to); to == 0: no window yet
+	interval Tick // width of one time-series interval
+	n        int  // intervals in the window
+}
+
+// MeterIntervalsMax bounds the time-series intervals of one window (and
+// so a meter's memory: 8 B per interval).
+const MeterIntervalsMax = 1 << 16
+
+// NewMeters returns an empty set.
+func NewMeters() *Meters { return &Meters{names: map[string]bool{}} }
+
+// New registers a meter of capacity units (capacity >= 1). unit names what
+// is counted ("TLP slots", "tags", "cores"); names must be unique.
+func (ms *Meters) New(name, unit string, capacity uint64) (*Meter, error) {
+	if capacity == 0 {
+		return nil, fmt.Errorf("sim: meter %s: capacity 0", name)
+	}
+	if ms.names[name] {
+		return nil, fmt.Errorf("sim: meter %s registered twice", name)
+	}
+	ms.names[name] = true
+	m := &Meter{name: name, unit: unit, capacity: capacity, set: ms}
+	if ms.n > 0 {
+		m.busy = make([]uint64, ms.n)
+	}
+	ms.list = append(ms.list, m)
+	return m, nil
+}
+
+// Window starts accounting busy time in [from, to), split into intervals
+// of width interval (0: one interval for the whole window). It may be
+// called once, before from; earlier busy time is not counted.
+func (ms *Meters) Window(from, to, interval Tick) error {
+	if ms.n > 0 {
+		return fmt.Errorf("sim: meters: window set twice")
+	}
+	if to <= from {
+		return fmt.Errorf("sim: meters: empty window [%d, %d)", from, to)
+	}
+	if interval == 0 || interval > to-from {
+		interval = to - from
+	}
+	n := (to - from + interval - 1) / interval
+	if n > MeterIntervalsMax {
+		return fmt.Errorf("sim: meters: %d intervals exceed the limit of %d", n, MeterIntervalsMax)
+	}
+	ms.from, ms.to, ms.interval, ms.n = from, to, interval, int(n)
+	for _, m := range ms.list {
+		m.busy = make([]uint64, ms.n)
+	}
+	return nil
+}
+
+// Name is the meter's hierarchical name.
+func (m *Meter) Name() string { return m.name }
+
+// Unit is what the meter counts.
+func (m *Meter) Unit() string { return m.unit }
+
+// Capacity is the number of units the resource has.
+func (m *Meter) Capacity() uint64 { return m.capacity }
+
+// Busy records one unit busy over [start, end).
+func (m *Meter) Busy(start, end Tick) { m.add(start, end, 1) }
+
+// BusyN records n units busy over [start, end).
+func (m *Meter) BusyN(start, end Tick, n uint64) { m.add(start, end, n) }
+
+// Set changes the units in use to inUse at now; the previous level counts
+// over [previous change, now).
+func (m *Meter) Set(now Tick, inUse uint64) {
+	if m.inUse > 0 && now > m.since {
+		m.add(m.since, now, m.inUse)
+	}
+	m.inUse, m.since = inUse, now
+}
+
+// InUse is the level last given to Set.
+func (m *Meter) InUse() uint64 { return m.inUse }
+
+func (m *Meter) add(start, end Tick, n uint64) {
+	if m.busy == nil || end <= start {
+		return
+	}
+	ms := m.set
+	if start < ms.from {
+		start = ms.from
+	}
+	if end > ms.to {
+		end = ms.to
+	}
+	for start < end {
+		k := (start - ms.from) / ms.interval
+		stop := min(end, ms.from+(k+1)*ms.interval)
+		m.busy[k] += uint64(stop-start) * n
+		start = stop
+	}
+}
+
+// Finish closes the window at its end: the Set level held since the last
+// change counts up to the window's end. Call it once the engine has run
+// past the window.
+func (ms *Meters) Finish() {
+	for _, m := range ms.list {
+		if m.inUse > 0 && ms.to > m.since {
+			m.add(m.since, ms.to, m.inUse)
+			m.since = ms.to
+		}
+	}
+}
+
+// Utilisation is the busy fraction of the meter over the whole window:
+// busy unit·time / (capacity x window length), in [0, 1] when the feeding
+// component respects its capacity.
+func (m *Meter) Utilisation() float64 {
+	ms := m.set
+	if ms.n == 0 {
+		return 0
+	}
+	var sum uint64
+	for _, b := range m.busy {
+		sum += b
+	}
+	return float64(sum) / (float64(m.capacity) * float64(ms.to-ms.from))
+}
+
+// Series is the busy fraction per interval of the window.
+func (m *Meter) Series() []float64 {
+	ms := m.set
+	out := make([]float64, ms.n)
+	for k, b := range m.busy {
+		w := ms.interval
+		if end := ms.from + Tick(k+1)*ms.interval; end > ms.to {
+			w = ms.to - (ms.from + Tick(k)*ms.interval)
+		}
+		out[k] = float64(b) / (float64(m.capacity) * float64(w))
+	}
+	return out
+}
+
+// List returns the meters sorted by name.
+func (ms *Meters) List() []*Meter {
+	out := append([]*Meter(nil), ms.list...)
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// Busiest returns the meter with the highest utilisation among those for
+// which keep returns true (nil keeps all); ties go to the first name in
+// order. It returns nil when no meter is kept.
+func (ms *Meters) Busiest(keep func(*Meter) bool) *Meter {
+	var best *Meter
+	bu := -1.0
+	for _, m := range ms.List() {
+		if keep != nil && !keep(m) {
+			continue
+		}
+		if u := m.Utilisation(); u > bu {
+			best, bu = m, u
+		}
+	}
+	return best
+}

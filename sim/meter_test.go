@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMeterCountsOnlyInsideTheWindow(t *testing.T) {
+	ms := NewMeters()
+	m, err := ms.New("Stage", "slots", 1)
+	require.NoError(t, err)
+	m.Busy(0, 50) // before the window: not counted
+	require.NoError(t, ms.Window(100, 200, 0))
+	m.Busy(90, 110)  // 10 inside
+	m.Busy(150, 170) // 20 inside
+	m.Busy(190, 260) // 10 inside
+	require.InDelta(t, 0.40, m.Utilisation(), 1e-12)
+}
+
+func TestMeterUtilisationIsBusyOverCapacityTimesWindow(t *testing.T) {
+	ms := NewMeters()
+	tags, err := ms.New("Tags", "tags", 4)
+	require.NoError(t, err)
+	require.NoError(t, ms.Window(0, 1000, 0))
+	tags.Set(0, 4)   // all 4 held for 500 ps
+	tags.Set(500, 1) // then 1 for the rest
+	ms.Finish()
+	require.InDelta(t, (4*500+1*500)/(4*1000.0), tags.Utilisation(), 1e-12)
+}
+
+func TestMeterSeriesSplitsSpansAcrossIntervals(t *testing.T) {
+	ms := NewMeters()
+	m, err := ms.New("Link", "bytes", 1)
+	require.NoError(t, err)
+	require.NoError(t, ms.Window(0, 250, 100))
+	m.Busy(50, 230) // 50 in [0,100), 100 in [100,200), 30 in [200,250)
+	require.Equal(t, []float64{0.5, 1.0, 30.0 / 50}, m.Series())
+	require.InDelta(t, 180.0/250, m.Utilisation(), 1e-12)
+}
+
+func TestMeterRegisteredTwiceOrEmptyIsRefused(t *testing.T) {
+	ms := NewMeters()
+	_, err := ms.New("A", "u", 1)
+	require.NoError(t, err)
+	_, err = ms.New("A", "u", 1)
+	require.ErrorContains(t, err, "registered twice")
+	_, err = ms.New("B", "u", 0)
+	require.ErrorContains(t, err, "capacity 0")
+	require.ErrorContains(t, ms.Window(10, 10, 0), "empty window")
+	require.ErrorContains(t, ms.Window(0, MeterIntervalsMax+1, 1), "exceed the limit")
+	require.NoError(t, ms.Window(0, 10, 0))
+	require.ErrorContains(t, ms.Window(0, 10, 0), "set twice")
+}
+
+func TestBusiestNamesTheMostUtilisedMeterAndBreaksTiesByName(t *testing.T) {
+	ms := NewMeters()
+	b, _ := ms.New("B", "u", 1)
+	a, _ := ms.New("A", "u", 1)
+	c, _ := ms.New("C", "u", 2)
+	require.NoError(t, ms.Window(0, 100, 0))
+	a.Busy(0, 60)
+	b.Busy(0, 60)
+	c.BusyN(0, 100, 1) // 50 %
+	require.Equal(t, "A", ms.Busiest(nil).Name())
+	require.Equal(t, "C", ms.Busiest(func(m *Meter) bool { return m.Name() == "C" }).Name())
+	require.Nil(t, ms.Busiest(func(*Meter) bool { return false }))
+}
+
+func TestMeterBeforeWindowAllocatesNothing(t *testing.T) {
+	ms := NewMeters()
+	m, _ := ms.New("X", "u", 1)
+	allocs := testing.AllocsPerRun(1000, func() { m.Busy(1, 2); m.Set(3, 1) })
+	require.Zero(t, allocs)
+}
