@@ -83,8 +83,10 @@ func Stem(path string) string {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// parse reads exactly one YAML document whose root is a mapping.
-func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
+// ParseDocument reads exactly one YAML document whose root is a mapping,
+// as workload and scenario files are: at most FileBytesMax bytes, no second
+// document; a syntax error names its line. name is used in messages.
+func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 	fail := func(line int, format string, args ...any) (*yaml.Node, Errors) {
 		return nil, Errors{{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}}
 	}
@@ -129,7 +131,7 @@ func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
 
 // LoadBytes is Load on data already read; name is used in messages.
 func LoadBytes(name string, data []byte, opts Options) (*File, error) {
-	root, perrs := parse(name, data)
+	root, perrs := ParseDocument(name, data)
 	if perrs != nil {
 		return nil, perrs
 	}

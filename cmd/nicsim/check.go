@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	bad := 0
 	for _, f := range files {
-		if workloads.IsScenarioFile(f) {
+		if scenario.IsFile(f) {
 			if !checkScenario(f, stdout, stderr) {
 				bad++
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 func init() {
@@ -78,7 +79,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	loaded := make([]*workloads.File, len(files))
 	bad := false
 	for i, f := range files {
-		if workloads.IsScenarioFile(f) {
+		if scenario.IsFile(f) {
 			if len(files) > 1 || len(sets) > 0 || seed != nil {
 				fmt.Fprintf(stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
 				return exitUsage

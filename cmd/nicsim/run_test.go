@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 const builtinDir = "../../workloads"
@@ -191,7 +191,7 @@ func TestEveryBuiltinWorkloadPassesCheckAndRuns(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, len(files), strings.Count(stdout, ": ok:"))
 	for _, f := range files {
-		if workloads.IsScenarioFile(f) {
+		if scenario.IsFile(f) {
 			code, stdout, stderr := nicsim(t, "run", f)
 			require.Equal(t, exitOK, code, "%s: %s", f, stderr)
 			require.Contains(t, stdout, `"step":1,`)
