@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/results"
 )
 
 func init() {
@@ -26,7 +26,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	thresholds := map[string]float64{}
 	for _, t := range ths {
-		name, v, err := workloads.ParseThreshold(t)
+		name, v, err := results.ParseThreshold(t)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim compare: --%v\n", err)
 			return 2
@@ -38,12 +38,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *format == "benchfmt" && len(files) == 1 {
-		r, err := workloads.ReadResult(files[0])
+		r, err := results.ReadResult(files[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 			return 1
 		}
-		if err := workloads.WriteBenchfmt(stdout, r, ""); err != nil {
+		if err := results.WriteBenchfmt(stdout, r, ""); err != nil {
 			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 			return 1
 		}
@@ -54,12 +54,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	base, err := workloads.ReadResult(files[0])
+	base, err := results.ReadResult(files[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
 		return 1
 	}
-	cur, err := workloads.ReadResult(files[1])
+	cur, err := results.ReadResult(files[1])
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
 		return 1
@@ -67,17 +67,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if base.Workload != cur.Workload {
 		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
 	}
-	cmp, err := workloads.CompareResults(base, cur, thresholds)
+	cmp, err := results.CompareResults(base, cur, thresholds)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 		return 1
 	}
 	if *format == "benchfmt" {
 		for _, x := range []struct {
-			r     *workloads.Result
+			r     *results.Result
 			label string
 		}{{base, "base"}, {cur, "new"}} {
-			if err := workloads.WriteBenchfmt(stdout, x.r, x.label); err != nil {
+			if err := results.WriteBenchfmt(stdout, x.r, x.label); err != nil {
 				fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 				return 1
 			}
@@ -94,18 +94,18 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 
 func metricList() []string {
 	var out []string
-	for _, m := range workloads.CompareMetrics {
+	for _, m := range results.CompareMetrics {
 		out = append(out, m.Name)
 	}
 	return out
 }
 
-func printComparison(w io.Writer, c *workloads.Comparison, all bool) {
+func printComparison(w io.Writer, c *results.Comparison, all bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "point\tgenerator\tmetric\tbase\tnew\tchange\tthreshold\tverdict\t")
 	rows := 0
 	for _, ch := range c.Changes {
-		if !all && (ch.Verdict == workloads.Unchanged || ch.Verdict == workloads.Within && ch.ChangePct == 0) {
+		if !all && (ch.Verdict == results.Unchanged || ch.Verdict == results.Within && ch.ChangePct == 0) {
 			continue
 		}
 		rows++
@@ -113,12 +113,12 @@ func printComparison(w io.Writer, c *workloads.Comparison, all bool) {
 		if gen == "" {
 			gen = "-"
 		}
-		if ch.Verdict == workloads.Missing || ch.Verdict == workloads.Added {
+		if ch.Verdict == results.Missing || ch.Verdict == results.Added {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\t\t%s\t\n", ch.Point, gen, ch.Metric, ch.Verdict)
 			continue
 		}
 		th := fmt.Sprintf("%g%%", ch.ThresholdPct)
-		if m, _ := workloads.MetricByName(ch.Metric); m.Better == workloads.Neutral {
+		if m, _ := results.MetricByName(ch.Metric); m.Better == results.Neutral {
 			th, ch.Verdict = "-", "info"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", ch.Point, gen, ch.Metric,

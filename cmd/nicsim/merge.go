@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/results"
 )
 
 func init() {
@@ -33,16 +33,16 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	var parts []*workloads.Result
+	var parts []*results.Result
 	for _, d := range dirs {
-		r, err := workloads.ReadResult(d)
+		r, err := results.ReadResult(d)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 			return exitFailed
 		}
 		parts = append(parts, r)
 	}
-	merged, err := workloads.MergeShards(parts)
+	merged, err := results.MergeShards(parts)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -64,7 +65,7 @@ func writeJSON(path string, v any) error {
 }
 
 // resultsJSON is the exact bytes of results.json.
-func resultsJSON(r *workloads.Result) ([]byte, error) {
+func resultsJSON(r *results.Result) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -79,7 +80,7 @@ var csvHeader = []string{"point", "generator", "kind", "completed", "failed", "d
 	"pcie_up_utilization", "pcie_down_utilization", "mpt_hit_rate", "mtt_hit_rate", "window_ps", "stop_reason", "partial"}
 
 // writeCSV writes one row per point and generator.
-func writeCSV(w io.Writer, r *workloads.Result) error {
+func writeCSV(w io.Writer, r *results.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
@@ -110,7 +111,7 @@ func writeCSV(w io.Writer, r *workloads.Result) error {
 
 // writeOutputs writes results.json, results.csv, config.json and meta.json
 // into dir.
-func writeOutputs(dir string, r *workloads.Result, cfg config, m meta) error {
+func writeOutputs(dir string, r *results.Result, cfg config, m meta) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func writeOutputs(dir string, r *workloads.Result, cfg config, m meta) error {
 func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
 // printSummary prints the summary table of a run.
-func printSummary(w io.Writer, file string, f *workloads.File, r *workloads.Result) {
+func printSummary(w io.Writer, file string, f *workloads.File, r *results.Result) {
 	w0 := f.Points[0]
 	fmt.Fprintf(w, "%s: workload %q, adapter %s (PCIe gen%d x%d), seed %d",
 		file, r.Workload, w0.Adapter.Preset, w0.Adapter.PCIe.Gen, w0.Adapter.PCIe.Lanes, r.Seed)

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"gonum.org/v1/gonum/stat"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/nicsim/nicsim/pcie"
 )

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -26,20 +27,20 @@ type plotSpec struct {
 // plotMetrics are the figures a sweep plot can show, with their axis label.
 var plotMetrics = map[string]struct {
 	label string
-	get   func(*workloads.PointResult, *workloads.GenResult) float64
+	get   func(*results.PointResult, *results.GenResult) float64
 }{
-	"throughput_mops": {"throughput (Mops/s)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.ThroughputMops }},
-	"goodput_gbps":    {"goodput (Gb/s)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.GoodputGbps }},
-	"latency_ns_mean": {"mean latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.Mean }},
-	"latency_ns_p50":  {"p50 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P50 }},
-	"latency_ns_p99":  {"p99 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P99 }},
-	"latency_ns_p999": {"p99.9 latency (ns)", func(_ *workloads.PointResult, g *workloads.GenResult) float64 { return g.LatencyNS.P999 }},
-	"mtt_hit_rate":    {"MTT cache hit rate", func(p *workloads.PointResult, _ *workloads.GenResult) float64 { return p.MTT.MTTHitRate }},
-	"mpt_hit_rate":    {"MPT cache hit rate", func(p *workloads.PointResult, _ *workloads.GenResult) float64 { return p.MTT.MPTHitRate }},
-	"pcie_up_utilization": {"PCIe utilisation NIC->host", func(p *workloads.PointResult, _ *workloads.GenResult) float64 {
+	"throughput_mops": {"throughput (Mops/s)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.ThroughputMops }},
+	"goodput_gbps":    {"goodput (Gb/s)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.GoodputGbps }},
+	"latency_ns_mean": {"mean latency (ns)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.LatencyNS.Mean }},
+	"latency_ns_p50":  {"p50 latency (ns)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.LatencyNS.P50 }},
+	"latency_ns_p99":  {"p99 latency (ns)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.LatencyNS.P99 }},
+	"latency_ns_p999": {"p99.9 latency (ns)", func(_ *results.PointResult, g *results.GenResult) float64 { return g.LatencyNS.P999 }},
+	"mtt_hit_rate":    {"MTT cache hit rate", func(p *results.PointResult, _ *results.GenResult) float64 { return p.MTT.MTTHitRate }},
+	"mpt_hit_rate":    {"MPT cache hit rate", func(p *results.PointResult, _ *results.GenResult) float64 { return p.MTT.MPTHitRate }},
+	"pcie_up_utilization": {"PCIe utilisation NIC->host", func(p *results.PointResult, _ *results.GenResult) float64 {
 		return p.PCIe.UpUtilization
 	}},
-	"pcie_down_utilization": {"PCIe utilisation host->NIC", func(p *workloads.PointResult, _ *workloads.GenResult) float64 {
+	"pcie_down_utilization": {"PCIe utilisation host->NIC", func(p *results.PointResult, _ *results.GenResult) float64 {
 		return p.PCIe.DownUtilization
 	}},
 }
@@ -78,7 +79,7 @@ func checkPlotSpec(ps plotSpec, axes []workloads.SweepAxis) error {
 
 // writePlots draws each metric against the X axis as PNG and SVG in dir and
 // returns the files written. A result without a sweep has nothing to plot.
-func writePlots(dir string, r *workloads.Result, ps plotSpec) ([]string, error) {
+func writePlots(dir string, r *results.Result, ps plotSpec) ([]string, error) {
 	if len(r.Sweep) == 0 || len(r.Points) < 2 {
 		return nil, nil
 	}
@@ -112,7 +113,7 @@ func sanitize(s string) string {
 	}, s)
 }
 
-func metricPlot(r *workloads.Result, x, metric string) (*plot.Plot, error) {
+func metricPlot(r *results.Result, x, metric string) (*plot.Plot, error) {
 	pm := plotMetrics[metric]
 	// x values: numeric when every value parses, else nominal.
 	var xs []string
@@ -238,7 +239,7 @@ func logScaled(xs []float64) bool {
 
 // writeCDFPlots draws, for each generator, the latency CDF of every point
 // (one line per point) as PNG and SVG in dir, and returns the files written.
-func writeCDFPlots(dir string, r *workloads.Result) ([]string, error) {
+func writeCDFPlots(dir string, r *results.Result) ([]string, error) {
 	if len(r.Points) == 0 {
 		return nil, nil
 	}
@@ -256,7 +257,7 @@ func writeCDFPlots(dir string, r *workloads.Result) ([]string, error) {
 		n := 0
 		for pi := range r.Points {
 			pt := &r.Points[pi]
-			var g *workloads.GenResult
+			var g *results.GenResult
 			for j := range pt.Generators {
 				if pt.Generators[j].Name == gen {
 					g = &pt.Generators[j]

@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
 func init() {
@@ -52,7 +54,7 @@ func runRegress(args []string, stdout, stderr io.Writer) int {
 	}
 	thresholds := map[string]float64{}
 	for _, t := range ths {
-		name, v, err := workloads.ParseThreshold(t)
+		name, v, err := results.ParseThreshold(t)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim regress: --%v\n", err)
 			return exitUsage
@@ -117,13 +119,13 @@ func runRegress(args []string, stdout, stderr io.Writer) int {
 			failed++
 			continue
 		}
-		base, err := workloads.ReadResult(bdir)
+		base, err := results.ReadResult(bdir)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim regress: %v\n", err)
 			failed++
 			continue
 		}
-		cmp, err := workloads.CompareResults(base, res, thresholds)
+		cmp, err := results.CompareResults(base, res, thresholds)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim regress: %s: %v\n", n, err)
 			failed++
@@ -150,14 +152,14 @@ func runRegress(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func runBaselineWorkload(m baselineManifest, jobs int, stderr io.Writer) (*workloads.Result, int) {
+func runBaselineWorkload(m baselineManifest, jobs int, stderr io.Writer) (*results.Result, int) {
 	seed := m.Seed
 	lf, err := workloads.Load(filepath.FromSlash(m.File), workloads.Options{Sets: m.Sets, Seed: &seed})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitFailed
 	}
-	res, err := workloads.RunSweep(lf, workloads.SweepOptions{Jobs: jobs})
+	res, err := traffic.RunSweep(lf, traffic.SweepOptions{Jobs: jobs})
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim regress: %s: %v\n", m.File, err)
 		return nil, exitFailed

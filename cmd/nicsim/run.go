@@ -17,6 +17,7 @@ import (
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 	"github.com/nicsim/nicsim/workloads/scenario"
+	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
 func init() {
@@ -150,7 +151,7 @@ func runOne(file string, lf *workloads.File, dir string, sets []string, tracePat
 	quiet bool, poll func() bool, args []string, stdout, stderr io.Writer) int {
 	started := time.Now()
 	pb := newProgress(stderr, lf.Stem)
-	ro := workloads.RunOptions{Interrupted: poll, Progress: pb.set}
+	ro := traffic.RunOptions{Interrupted: poll, Progress: pb.set}
 	var ct *sim.ChromeTrace
 	var tf *os.File
 	if tracePath != "" && first {
@@ -162,7 +163,7 @@ func runOne(file string, lf *workloads.File, dir string, sets []string, tracePat
 		ct = sim.NewChromeTrace(tf)
 		ro.Tracer = ct
 	}
-	res, err := workloads.RunFile(lf, ro)
+	res, err := traffic.RunFile(lf, ro)
 	pb.finish()
 	if ct != nil {
 		cerr := ct.Close()

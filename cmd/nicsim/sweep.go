@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
 func init() {
@@ -95,7 +96,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	pb := newProgress(stderr, lf.Stem)
 	poll, stopSignals := interruptSource()
 	defer stopSignals()
-	res, err := workloads.RunSweep(lf, workloads.SweepOptions{Jobs: *jobs, Shard: si, Shards: sn, Interrupted: poll,
+	res, err := traffic.RunSweep(lf, traffic.SweepOptions{Jobs: *jobs, Shard: si, Shards: sn, Interrupted: poll,
 		Progress: func(done, total int) { pb.set(float64(done) / float64(total)) }})
 	pb.finish()
 	if err != nil {

@@ -1,4 +1,4 @@
-package workloads
+package results
 
 import (
 	"encoding/json"
