@@ -17,55 +17,32 @@ func init() {
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.", stderr)
 	var ths multiFlag
-	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(metricList(), ", "))
+	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(results.MetricNames(), ", "))
 	all := fs.Bool("all", false, "list every compared figure, not only those that changed")
 	format := fs.String("format", "table", "output: table, or benchfmt (Go benchmark format for benchstat)")
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
 		return code
 	}
-	thresholds := map[string]float64{}
-	for _, t := range ths {
-		name, v, err := results.ParseThreshold(t)
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: --%v\n", err)
-			return 2
-		}
-		thresholds[name] = v
+	thresholds, ok := parseThresholds("compare", ths, stderr)
+	if !ok {
+		return 2
 	}
 	if *format != "table" && *format != "benchfmt" {
 		fmt.Fprintf(stderr, "nicsim compare: --format %q is not one of table, benchfmt\n", *format)
 		return 2
 	}
 	if *format == "benchfmt" && len(files) == 1 {
-		r, err := results.ReadResult(files[0])
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-			return 1
-		}
-		if err := results.WriteBenchfmt(stdout, r, ""); err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-			return 1
-		}
-		return 0
+		return writeBenchfmt(stdout, stderr, files[0])
 	}
 	if len(files) != 2 {
 		fmt.Fprintf(stderr, "nicsim compare: want BASE and NEW, got %d argument(s)\n", len(files))
 		fs.Usage()
 		return 2
 	}
-	base, err := results.ReadResult(files[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
+	base, cur, ok := readPair(files[0], files[1], stderr)
+	if !ok {
 		return 1
-	}
-	cur, err := results.ReadResult(files[1])
-	if err != nil {
-		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
-		return 1
-	}
-	if base.Workload != cur.Workload {
-		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
 	}
 	cmp, err := results.CompareResults(base, cur, thresholds)
 	if err != nil {
@@ -92,12 +69,36 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func metricList() []string {
-	var out []string
-	for _, m := range results.CompareMetrics {
-		out = append(out, m.Name)
+// writeBenchfmt writes one result in the Go benchmark format.
+func writeBenchfmt(stdout, stderr io.Writer, file string) int {
+	r, err := results.ReadResult(file)
+	if err == nil {
+		err = results.WriteBenchfmt(stdout, r, "")
 	}
-	return out
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// readPair reads the base and the new result, warning when they are of
+// different workloads.
+func readPair(baseFile, newFile string, stderr io.Writer) (base, cur *results.Result, ok bool) {
+	base, err := results.ReadResult(baseFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
+		return nil, nil, false
+	}
+	cur, err = results.ReadResult(newFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
+		return nil, nil, false
+	}
+	if base.Workload != cur.Workload {
+		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
+	}
+	return base, cur, true
 }
 
 func printComparison(w io.Writer, c *results.Comparison, all bool) {

@@ -13,6 +13,14 @@ import (
 // version is the nicsim version recorded in every result folder.
 const version = "0.1.0"
 
+// Exit codes of the commands.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // invalid workload file, or the run failed
+	exitUsage       = 2   // bad flags or arguments
+	exitInterrupted = 130 // Ctrl-C: results so far were written, marked partial
+)
+
 // command is one subcommand. run gets the arguments after the subcommand's
 // name and writes to stdout/stderr; it returns the process exit code.
 type command struct {

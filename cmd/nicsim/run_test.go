@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
@@ -46,7 +47,7 @@ func TestRunPrintsSummaryAndWritesOutputFolder(t *testing.T) {
 	for _, name := range []string{"results.json", "results.csv", "config.json", "meta.json"} {
 		require.FileExists(t, filepath.Join(out, name))
 	}
-	var m meta
+	var m results.Meta
 	b, _ := os.ReadFile(filepath.Join(out, "meta.json"))
 	require.NoError(t, json.Unmarshal(b, &m))
 	require.Equal(t, version, m.Version)
