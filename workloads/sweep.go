@@ -34,9 +34,47 @@ type pointValue struct {
 // sweep removes the top-level `sweep` and `sweep_mode` keys and returns the
 // axes and the points: the cartesian product (first axis outermost), or with
 // sweep_mode: zip, point i takes value i of every axis. Without a sweep
-// there is one point with no overrides.
+// there is one point with no overrides. With any problem there are no
+// points.
 func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
-	var sn, mn *yaml.Node
+	sn, mn := takeSweep(root)
+	zip, ok := d.sweepMode(mn)
+	if !ok {
+		return nil, nil
+	}
+	if sn == nil || isNull(sn) {
+		if zip {
+			d.errAt(mn, "sweep_mode", "sweep_mode without a sweep")
+			return nil, nil
+		}
+		return nil, [][]pointValue{nil}
+	}
+	if sn.Kind != yaml.MappingNode {
+		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
+		return nil, nil
+	}
+	if len(sn.Content)/2 > SweepAxesMax {
+		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
+		return nil, nil
+	}
+	axes, cols := d.sweepAxes(sn, zip)
+	if len(axes) == 0 {
+		return nil, nil
+	}
+	if zip {
+		return axes, zipPoints(axes, cols)
+	}
+	points, ok := cartesianPoints(axes, cols)
+	if !ok {
+		d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
+		return nil, nil
+	}
+	return axes, points
+}
+
+// takeSweep removes the top-level sweep and sweep_mode keys from root and
+// returns their values (nil when absent).
+func takeSweep(root *yaml.Node) (sn, mn *yaml.Node) {
 	for i := 0; i+1 < len(root.Content); {
 		switch root.Content[i].Value {
 		case "sweep":
@@ -49,33 +87,27 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		}
 		root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
 	}
-	zip := false
-	if mn != nil {
-		switch {
-		case mn.Kind == yaml.ScalarNode && mn.Value == "cartesian":
-		case mn.Kind == yaml.ScalarNode && mn.Value == "zip":
-			zip = true
-		default:
-			d.errAt(mn, "sweep_mode", "expected cartesian or zip, found %s", describe(mn))
-			return nil, nil
-		}
+	return sn, mn
+}
+
+// sweepMode decodes sweep_mode: cartesian (the default) or zip.
+func (d *decoder) sweepMode(mn *yaml.Node) (zip, ok bool) {
+	switch {
+	case mn == nil:
+	case mn.Kind == yaml.ScalarNode && mn.Value == "cartesian":
+	case mn.Kind == yaml.ScalarNode && mn.Value == "zip":
+		zip = true
+	default:
+		d.errAt(mn, "sweep_mode", "expected cartesian or zip, found %s", describe(mn))
+		return false, false
 	}
-	points := [][]pointValue{nil}
-	if sn == nil || isNull(sn) {
-		if zip {
-			d.errAt(mn, "sweep_mode", "sweep_mode without a sweep")
-			return nil, nil
-		}
-		return nil, points
-	}
-	if sn.Kind != yaml.MappingNode {
-		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
-		return nil, nil
-	}
-	if len(sn.Content)/2 > SweepAxesMax {
-		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
-		return nil, nil
-	}
+	return zip, true
+}
+
+// sweepAxes decodes the sweep's keys: each a dotted path with a list of
+// values (of one length when zipped). It returns the axes and each axis's
+// value nodes.
+func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Node) {
 	var axes []SweepAxis
 	var cols [][]*yaml.Node
 	seen := map[string]bool{}
@@ -108,20 +140,27 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		axes = append(axes, ax)
 		cols = append(cols, v.Content)
 	}
-	if len(axes) == 0 {
-		return nil, nil
-	}
-	if zip {
-		points = nil
-		for j := range cols[0] {
-			var p []pointValue
-			for a, col := range cols {
-				p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
-			}
-			points = append(points, p)
+	return axes, cols
+}
+
+// zipPoints are the points of a zipped sweep: point j takes value j of
+// every axis.
+func zipPoints(axes []SweepAxis, cols [][]*yaml.Node) [][]pointValue {
+	var points [][]pointValue
+	for j := range cols[0] {
+		var p []pointValue
+		for a, col := range cols {
+			p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
 		}
-		return axes, points
+		points = append(points, p)
 	}
+	return points
+}
+
+// cartesianPoints are the points of a cartesian sweep, first axis
+// outermost; false when there would be more than SweepPointsMax.
+func cartesianPoints(axes []SweepAxis, cols [][]*yaml.Node) ([][]pointValue, bool) {
+	points := [][]pointValue{nil}
 	for a, col := range cols {
 		var next [][]pointValue
 		for _, p := range points {
@@ -130,13 +169,12 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 				next = append(next, q)
 			}
 			if len(next) > SweepPointsMax {
-				d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
-				return nil, nil
+				return nil, false
 			}
 		}
 		points = next
 	}
-	return axes, points
+	return points, true
 }
 
 // nodeText is a compact form of a value node for labels.
