@@ -9,10 +9,6 @@ import (
 	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
-func init() {
-	register("check", "validate workload files without running them", runCheck)
-}
-
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "[--set key=value]... [--seed N] FILE...", stderr)
 	var sets multiFlag

@@ -10,10 +10,6 @@ import (
 	"github.com/nicsim/nicsim/results"
 )
 
-func init() {
-	register("compare", "compare two results metric by metric; exit 1 on a regression", runCompare)
-}
-
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.", stderr)
 	var ths multiFlag

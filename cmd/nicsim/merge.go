@@ -10,10 +10,6 @@ import (
 	"github.com/nicsim/nicsim/results"
 )
 
-func init() {
-	register("merge", "combine the shard outputs of a sweep into the output of the whole sweep", runMerge)
-}
-
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("merge", "--out DIR [--x PATH] [--metric M]... [--no-plots] SHARD_DIR...", stderr)
 	out := fs.String("out", "", "output folder for the merged sweep (required)")

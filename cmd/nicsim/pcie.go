@@ -12,10 +12,6 @@ import (
 	"github.com/nicsim/nicsim/pcie"
 )
 
-func init() {
-	register("pcie", "sweep DMA streams over transfer sizes on a PCIe link model", runPCIe)
-}
-
 // pcieCmd is one `nicsim pcie`: the link, the stream directions and sizes,
 // and the output format.
 type pcieCmd struct {

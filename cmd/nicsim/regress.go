@@ -12,10 +12,6 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-func init() {
-	register("regress", "rerun the committed baselines and compare; exit 1 on a regression", runRegress)
-}
-
 // regressCmd is one `nicsim regress`: its flags.
 type regressCmd struct {
 	dir        string

@@ -20,10 +20,6 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-func init() {
-	register("run", "run workload files: summary table, results in an output folder", runRun)
-}
-
 // interruptSource returns a poll function that reports Ctrl-C and a stop
 // function; tests replace it.
 var interruptSource = func() (poll func() bool, stop func()) {

@@ -15,10 +15,6 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-func init() {
-	register("sweep", "run a workload's sweep points in parallel; CSV, JSON and plots", runSweepCmd)
-}
-
 const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE"
 
 // sweepCmd is one `nicsim sweep`: its flags and its loaded file.

@@ -159,9 +159,17 @@ func (r *runner) initFRMR(st *Step, a args, ctx uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
-	object := a["mr"].s
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].InitializeFastRegisterMr(mr, count(a["pages"].u), a.flag("remote_access"), done, ctx)
+	})
+}
+
+// pending makes a call on object that may pend (issue makes it with the
+// completion to call back): the callback is printed and checked when it
+// fires.
+func (r *runner) pending(st *Step, object string, issue func(done nic.RequestCompletion) nic.Status) (call, bool) {
 	done, cb := r.callback(st, object)
-	status := r.ads[h].InitializeFastRegisterMr(mr, count(a["pages"].u), a.flag("remote_access"), done, ctx)
+	status := issue(done)
 	r.settle(cb, status)
 	return call{object, status}, true
 }
@@ -171,17 +179,15 @@ func (r *runner) registerMR(st *Step, a args, ctx uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
-	object := a["mr"].s
 	va, n := a["va"].u, a["length"].u
 	pieces := max(a.u("pieces", 1), 1)
 	if pieces > 64 {
 		r.fail(st, "pieces %d is more than 64", pieces)
 		return call{}, false
 	}
-	done, cb := r.callback(st, object)
-	status := r.ads[h].RegisterMr(mr, mdlChain(va, n, pieces), n, nic.MRFlags(a.u("flags", 0)), done, ctx)
-	r.settle(cb, status)
-	return call{object, status}, true
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].RegisterMr(mr, mdlChain(va, n, pieces), n, nic.MRFlags(a.u("flags", 0)), done, ctx)
+	})
 }
 
 // mdlChain splits [va, va+n) at page boundaries into at most pieces pieces.
@@ -204,11 +210,9 @@ func (r *runner) deregisterMR(st *Step, a args, ctx uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
-	object := a["mr"].s
-	done, cb := r.callback(st, object)
-	status := r.ads[h].DeregisterMr(mr, done, ctx)
-	r.settle(cb, status)
-	return call{object, status}, true
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].DeregisterMr(mr, done, ctx)
+	})
 }
 
 func (r *runner) fastRegister(st *Step, a args, ctx uint64) (call, bool) {
@@ -319,11 +323,9 @@ func (r *runner) close(st *Step, a args, ctx uint64) (call, bool) {
 	if o == nil {
 		return call{}, false
 	}
-	object := a["object"].s
-	done, cb := r.callback(st, object)
-	status := r.ads[o.host].CloseObject(o.v, done, ctx)
-	r.settle(cb, status)
-	return call{object, status}, true
+	return r.pending(st, a["object"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[o.host].CloseObject(o.v, done, ctx)
+	})
 }
 
 // run advances the engine until it is idle or by us microseconds.

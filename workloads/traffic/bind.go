@@ -21,10 +21,8 @@ import (
 // slot. WRs are posted from Start (no DEFER); the consumer spins on the CQ.
 
 type bindOp struct {
-	mw        *nic.MW
-	bindPost  sim.Tick
-	invPosted sim.Tick
-	reason    string
+	wrPair
+	mw *nic.MW
 }
 
 type bindSource struct {
@@ -41,8 +39,7 @@ type bindSource struct {
 	flags   nic.OpFlags
 	mrBytes uint64
 	buf     [64]nic.Result
-	bindLat sim.Histogram
-	invLat  sim.Histogram
+	lat     pairLat // bind and invalidate
 }
 
 // bindPageBase is where the bind MRs' pages start (one MR after the other).
@@ -50,9 +47,9 @@ const bindPageBase = 0x60_0000_0000
 
 func newBindSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, error) {
 	p := g.Params.(*workloads.BindParams)
-	s := &bindSource{m: m, a: m.NIC, p: p, rng: rng, ops: make([]bindOp, g.Streams*g.Outstanding),
+	s := &bindSource{m: m, a: m.NIC, lat: pairLat{first: nic.OpBind}, p: p, rng: rng, ops: make([]bindOp, g.Streams*g.Outstanding),
 		mrs: make([]*nic.MR, g.Streams), perQP: uint64(g.Outstanding), mrBytes: uint64(p.MRPages) * nic.PageSizeBytes,
-		flags: opRights(p.Rights)}
+		flags: flagsOf(p.Rights, opRightFlags)}
 	pd, err := m.pd()
 	if err != nil {
 		return nil, err
@@ -106,13 +103,8 @@ func (s *bindSource) createMWs(su *setup, pd *nic.PD) error {
 			}
 			s.ops[i].mw = mw
 		}, uint64(i))
-		switch st {
-		case nic.StatusSuccess:
-			su.waiting--
-			s.ops[i].mw = mw
-		case nic.StatusPending:
-		default:
-			return fmt.Errorf("NdkCreateMw %d of %d: %v", i+1, len(s.ops), st)
+		if err := su.created(st, func() { s.ops[i].mw = mw }, fmt.Sprintf("NdkCreateMw %d of %d", i+1, len(s.ops))); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -131,7 +123,7 @@ func (s *bindSource) Start(now sim.Tick, op *Op, done Done) error {
 		va += s.rng.Uint64N(room+1) &^ 63
 	}
 	qp := s.qps[op.Stream]
-	o.bindPost = now
+	o.firstPosted = now
 	if st := s.a.Bind(qp, op.Index, mr, o.mw, va, length, s.flags); st != nic.StatusSuccess {
 		s.m.Fail(inlineFailure("NdkBind", st))
 		return nil
@@ -148,24 +140,8 @@ func (s *bindSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s.
 
 func (s *bindSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
-	o := &s.ops[idx]
-	if r.Status != nic.StatusSuccess && o.reason == "" {
-		o.reason = r.Status.String()
-	}
-	switch r.Type {
-	case nic.OpBind:
-		if r.Status == nic.StatusSuccess && o.bindPost >= s.m.WarmEnd {
-			s.bindLat.Record(uint64(now - o.bindPost))
-		}
-	case nic.OpInvalidate:
-		if r.Status == nic.StatusSuccess && o.invPosted >= s.m.WarmEnd {
-			s.invLat.Record(uint64(now - o.invPosted))
-		}
-		if o.reason != "" {
-			s.done.Fail(now, idx, o.reason)
-			return true
-		}
-		s.done.Handle(now, idx)
+	if o := &s.ops[idx]; s.lat.cqe(s.m, now, r, &o.wrPair) {
+		finish(s.done, now, idx, o.reason)
 	}
 	return true
 }
@@ -173,7 +149,7 @@ func (s *bindSource) result(now sim.Tick, r *nic.Result) bool {
 // Parts reports the Bind and Invalidate latencies (post to CQE, successful
 // requests posted after warm-up).
 func (s *bindSource) Parts() []Part {
-	return []Part{{Name: "bind", Lat: &s.bindLat}, {Name: "invalidate", Lat: &s.invLat}}
+	return s.lat.parts("bind")
 }
 
 func init() { RegisterSource("bind_invalidate", newBindSource) }

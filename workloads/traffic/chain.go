@@ -95,38 +95,15 @@ func (s *chainSource) createMR(su *setup, i int) error {
 	b := s.m.B
 	initFR := func(mr *nic.MR) {
 		s.ops[i].mr = mr
-		su.waiting++
-		st := b.InitializeFastRegisterMr(mr, uint32(s.maxPages), true, func(_ uint64, st nic.Status) {
-			su.waiting--
-			if st != nic.StatusSuccess {
-				su.fail(fmt.Errorf("NdkInitializeFastRegisterMr completed %v", st))
-			}
-		}, 0)
-		if st != nic.StatusPending {
-			su.waiting--
-			if st != nic.StatusSuccess {
-				su.fail(fmt.Errorf("NdkInitializeFastRegisterMr(%d pages): %v", s.maxPages, st))
-			}
-		}
+		su.pend(func(done nic.RequestCompletion) nic.Status {
+			return b.InitializeFastRegisterMr(mr, uint32(s.maxPages), true, done, 0)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkInitializeFastRegisterMr completed %v", st)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkInitializeFastRegisterMr(%d pages): %v", s.maxPages, st)
+		})
 	}
-	su.waiting++
-	st, mr := b.CreateMr(s.m.bPD, true, func(_ uint64, st nic.Status, mr *nic.MR) {
-		su.waiting--
-		if st != nic.StatusSuccess {
-			su.fail(fmt.Errorf("NdkCreateMr completed %v", st))
-			return
-		}
-		initFR(mr)
-	}, 0)
-	switch st {
-	case nic.StatusSuccess:
-		su.waiting--
-		initFR(mr)
-	case nic.StatusPending:
-	default:
-		return fmt.Errorf("NdkCreateMr %d of %d on host b: %v", i+1, len(s.ops), st)
-	}
-	return nil
+	return su.createMR(b, s.m.bPD, true, 0, initFR, fmt.Sprintf("NdkCreateMr %d of %d on host b", i+1, len(s.ops)))
 }
 
 // Start posts the chain's FastRegister on host b.
@@ -163,18 +140,14 @@ func (s *chainSource) result(now sim.Tick, r *nic.Result) bool {
 	}
 	switch r.Type {
 	case nic.OpWrite:
-		if o.wrAt >= s.m.WarmEnd {
-			s.wrLat.Record(uint64(now - o.wrAt))
-		}
+		s.m.Measure(&s.wrLat, o.wrAt, now)
 		o.sendAt = now
 		if st := s.m.NIC.SendAndInvalidate(s.qa[idx/s.perQP], idx, nic.SGE{}, o.tok, 0); st != nic.StatusSuccess {
 			s.m.Fail(inlineFailure("NdkSendAndInvalidate", st))
 			return false
 		}
 	default:
-		if o.sendAt >= s.m.WarmEnd {
-			s.invLat.Record(uint64(now - o.sendAt))
-		}
+		s.m.Measure(&s.invLat, o.sendAt, now)
 		s.done.Handle(now, idx)
 	}
 	return true
@@ -204,9 +177,7 @@ func (h chainHookB) result(now sim.Tick, r *nic.Result) bool {
 		s.fail(now, idx, r.Status)
 		return true
 	}
-	if o.frAt >= s.m.WarmEnd {
-		s.frLat.Record(uint64(now - o.frAt))
-	}
+	s.m.Measure(&s.frLat, o.frAt, now)
 	o.tok = b.GetRemoteTokenFromMr(o.mr)
 	o.wrAt = now
 	sge := nic.SGE{VirtualAddress: s.localVA, Length: o.bytes, Token: s.ltok}

@@ -34,11 +34,9 @@ import (
 
 // frOp is the state of one operation slot.
 type frOp struct {
-	mr        *nic.MR
-	pages     uint32
-	frPosted  sim.Tick
-	invPosted sim.Tick
-	reason    string // first failure
+	wrPair
+	mr    *nic.MR
+	pages uint32
 }
 
 type frInvSource struct {
@@ -59,8 +57,7 @@ type frInvSource struct {
 	perQP    uint64     // operation slots per stream (outstanding)
 	flushEv  bool
 	buf      [64]nic.Result
-	frLat    sim.Histogram
-	invLat   sim.Histogram
+	lat      pairLat // fast_register and invalidate
 }
 
 // frPageBase is where the pages of fast-registered MRs are (adapter
@@ -69,9 +66,9 @@ const frPageBase = 0x40_0000_0000
 
 func newFRInvSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, error) {
 	p := g.Params.(*workloads.FRInvParams)
-	s := &frInvSource{m: m, a: m.NIC, p: p, rng: rng, ops: make([]frOp, g.Streams*g.Outstanding),
+	s := &frInvSource{m: m, a: m.NIC, lat: pairLat{first: nic.OpFastRegister}, p: p, rng: rng, ops: make([]frOp, g.Streams*g.Outstanding),
 		pending: make([][]uint64, g.Streams), inflight: make([]int, g.Streams), perQP: uint64(g.Outstanding),
-		frFlags: opRights(p.Rights)}
+		frFlags: flagsOf(p.Rights, opRightFlags)}
 	if p.SilentSuccess {
 		s.frFlags |= nic.OpSilentSuccess
 	}
@@ -97,16 +94,9 @@ func newFRInvSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, e
 // initialises it for mrPages pages, then runs pending calls (firmware
 // commands, MPT writes) to completion: setup ends with the last one.
 func (s *frInvSource) createMRs(pd *nic.PD, mrPages uint32) error {
-	su := &setup{m: s.m}
-	eng := s.m.Env.Engine
-	settled := func() { // a pending call completed
-		su.waiting--
-		if su.waiting == 0 {
-			eng.Stop() // setup ends with the last completion
-		}
-	}
+	su := &setup{m: s.m, stopAtLast: true}
 	for i := range s.ops {
-		if err := s.createMR(su, pd, i, mrPages, settled); err != nil {
+		if err := s.createMR(su, pd, i, mrPages); err != nil {
 			return err
 		}
 		if su.err != nil {
@@ -117,42 +107,18 @@ func (s *frInvSource) createMRs(pd *nic.PD, mrPages uint32) error {
 }
 
 // createMR creates the MR of slot i and, once it exists, initialises it.
-func (s *frInvSource) createMR(su *setup, pd *nic.PD, i int, mrPages uint32, settled func()) error {
+func (s *frInvSource) createMR(su *setup, pd *nic.PD, i int, mrPages uint32) error {
 	init := func() {
-		su.waiting++
-		st := s.a.InitializeFastRegisterMr(s.ops[i].mr, mrPages, s.p.RemoteAccess, func(_ uint64, st nic.Status) {
-			settled()
-			if st != nic.StatusSuccess {
-				su.fail(fmt.Errorf("NdkInitializeFastRegisterMr(%d pages) completed %v", mrPages, st))
-			}
-		}, uint64(i))
-		if st != nic.StatusPending && st != nic.StatusSuccess {
-			su.fail(fmt.Errorf("NdkInitializeFastRegisterMr(%d pages) of MR %d: %v", mrPages, i+1, st))
-		}
-		if st != nic.StatusPending {
-			su.waiting--
-		}
+		su.pend(func(done nic.RequestCompletion) nic.Status {
+			return s.a.InitializeFastRegisterMr(s.ops[i].mr, mrPages, s.p.RemoteAccess, done, uint64(i))
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkInitializeFastRegisterMr(%d pages) completed %v", mrPages, st)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkInitializeFastRegisterMr(%d pages) of MR %d: %v", mrPages, i+1, st)
+		})
 	}
-	su.waiting++
-	st, mr := s.a.CreateMr(pd, true, func(_ uint64, st nic.Status, mr *nic.MR) {
-		defer settled() // after init() has counted its own call
-		if st != nic.StatusSuccess {
-			su.fail(fmt.Errorf("NdkCreateMr completed %v", st))
-			return
-		}
-		s.ops[i].mr = mr
-		init()
-	}, uint64(i))
-	switch st {
-	case nic.StatusSuccess:
-		su.waiting--
-		s.ops[i].mr = mr
-		init()
-	case nic.StatusPending:
-	default:
-		return fmt.Errorf("NdkCreateMr %d of %d: %v", i+1, len(s.ops), st)
-	}
-	return nil
+	return su.createMR(s.a, pd, true, uint64(i), func(mr *nic.MR) { s.ops[i].mr = mr; init() },
+		fmt.Sprintf("NdkCreateMr %d of %d", i+1, len(s.ops)))
 }
 
 // Start takes one operation: its WRs are posted in the flush event of this
@@ -201,7 +167,7 @@ func (s *frInvSource) flush(now sim.Tick) {
 		}
 		for k, idx := range ops {
 			o := &s.ops[idx]
-			o.frPosted = now
+			o.firstPosted = now
 			s.inflight[q]++
 			n := uint64(o.pages)
 			st := s.a.FastRegister(qp, idx, o.mr, s.addrs[:n], 0, n*nic.PageSizeBytes, 0, s.frFlags|flags(2*k))
@@ -226,19 +192,7 @@ func (s *frInvSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s
 
 func (s *frInvSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
-	o := &s.ops[idx]
-	if r.Status != nic.StatusSuccess && o.reason == "" {
-		o.reason = r.Status.String()
-	}
-	switch r.Type {
-	case nic.OpFastRegister:
-		if r.Status == nic.StatusSuccess && o.frPosted >= s.m.WarmEnd {
-			s.frLat.Record(uint64(now - o.frPosted))
-		}
-	case nic.OpInvalidate:
-		if r.Status == nic.StatusSuccess && o.invPosted >= s.m.WarmEnd {
-			s.invLat.Record(uint64(now - o.invPosted))
-		}
+	if s.lat.cqe(s.m, now, r, &s.ops[idx].wrPair) {
 		s.finish(now, idx)
 	}
 	return true
@@ -254,17 +208,13 @@ func (s *frInvSource) finish(now sim.Tick, idx uint64) {
 		s.flushEv = true
 		s.m.Env.Engine.After(0, sim.PrioDefault, frFlush{s}, 0)
 	}
-	if r := s.ops[idx].reason; r != "" {
-		s.done.Fail(now, idx, r)
-		return
-	}
-	s.done.Handle(now, idx)
+	finish(s.done, now, idx, s.ops[idx].reason)
 }
 
 // Parts reports the FastRegister and Invalidate latencies (post to CQE,
 // successful requests posted after warm-up).
 func (s *frInvSource) Parts() []Part {
-	return []Part{{Name: "fast_register", Lat: &s.frLat}, {Name: "invalidate", Lat: &s.invLat}}
+	return s.lat.parts("fast_register")
 }
 
 func init() { RegisterSource("fast_register_invalidate", newFRInvSource) }

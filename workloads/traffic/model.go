@@ -47,6 +47,15 @@ type Model struct {
 	err     error // set by Fail
 }
 
+// Measure records in h the latency of a request started at start and
+// ended at now, when it started after warm-up (kinds' parts count only
+// what starts in the measured window).
+func (m *Model) Measure(h *sim.Histogram, start, now sim.Tick) {
+	if start >= m.WarmEnd {
+		h.Record(uint64(now - start))
+	}
+}
+
 // Fail stops the run with err (a kind's source found the workload cannot
 // go on); RunPoint returns it.
 func (m *Model) Fail(err error) {
@@ -150,17 +159,7 @@ func (m *Model) register(r workloads.Region, host uint64) (BuiltRegion, error) {
 	if r.PageBytes == 1<<mtt.PageShift2M {
 		shift = mtt.PageShift2M
 	}
-	var rights mtt.Rights
-	for _, s := range r.Rights {
-		switch s {
-		case "local_write":
-			rights |= mtt.RightLocalWrite
-		case "remote_read":
-			rights |= mtt.RightRemoteRead
-		case "remote_write":
-			rights |= mtt.RightRemoteWrite
-		}
-	}
+	rights := flagsOf(r.Rights, regionRights)
 	tok, err := m.TPT.Keys().Alloc(mtt.KindMR, 1)
 	if err != nil {
 		return BuiltRegion{}, err

@@ -128,7 +128,7 @@ func (s *rdmaSource) registerBuffers() error {
 	m := s.m
 	a, b := m.NIC, m.B
 	pda, pdb := m.nicPD, m.bPD // created by twoHostPairs
-	rflags := mrFlags(s.p.RemoteRights)
+	rflags := flagsOf(s.p.RemoteRights, mrRightFlags)
 	if s.mode == modeSend {
 		rflags |= nic.MRAllowLocalWrite
 	}

@@ -46,7 +46,7 @@ const regPageBase = 0x50_0000_0000
 
 func newRegMRSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, error) {
 	p := g.Params.(*workloads.RegisterMRParams)
-	s := &regMRSource{m: m, a: m.NIC, p: p, rng: rng, flags: mrFlags(p.Rights),
+	s := &regMRSource{m: m, a: m.NIC, p: p, rng: rng, flags: flagsOf(p.Rights, mrRightFlags),
 		ops: make([]regOp, g.Streams*g.Outstanding), chain: make([]nic.MDL, 0, p.Pieces)}
 	pd, err := m.pd()
 	if err != nil {
@@ -91,15 +91,24 @@ func (s *regMRSource) Start(now sim.Tick, op *Op, done Done) error {
 	return nil
 }
 
-func (s *regMRSource) registered(idx uint64, st nic.Status) {
+// called takes the callback of a firmware call of operation idx issued
+// at start: a failure ends the operation; a success is measured in lat.
+// It returns the time and whether the call succeeded.
+func (s *regMRSource) called(idx uint64, st nic.Status, start sim.Tick, lat *sim.Histogram) (sim.Tick, bool) {
 	now := s.m.Env.Engine.Now()
-	o := &s.ops[idx]
 	if st != nic.StatusSuccess {
 		s.done.Fail(now, idx, st.String())
-		return
+		return now, false
 	}
-	if o.regStart >= s.m.WarmEnd {
-		s.regLat.Record(uint64(now - o.regStart))
+	s.m.Measure(lat, start, now)
+	return now, true
+}
+
+func (s *regMRSource) registered(idx uint64, st nic.Status) {
+	o := &s.ops[idx]
+	now, ok := s.called(idx, st, o.regStart, &s.regLat)
+	if !ok {
+		return
 	}
 	o.deStart = now
 	if st := s.a.DeregisterMr(o.mr, s.deregistered, idx); st != nic.StatusPending {
@@ -108,16 +117,9 @@ func (s *regMRSource) registered(idx uint64, st nic.Status) {
 }
 
 func (s *regMRSource) deregistered(idx uint64, st nic.Status) {
-	now := s.m.Env.Engine.Now()
-	o := &s.ops[idx]
-	if st != nic.StatusSuccess {
-		s.done.Fail(now, idx, st.String())
-		return
+	if now, ok := s.called(idx, st, s.ops[idx].deStart, &s.deLat); ok {
+		s.done.Handle(now, idx)
 	}
-	if o.deStart >= s.m.WarmEnd {
-		s.deLat.Record(uint64(now - o.deStart))
-	}
-	s.done.Handle(now, idx)
 }
 
 // Parts reports the RegisterMr and DeregisterMr latencies (call to

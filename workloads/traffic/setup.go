@@ -3,6 +3,7 @@ package traffic
 import (
 	"fmt"
 
+	"github.com/nicsim/nicsim/mtt"
 	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
@@ -25,6 +26,36 @@ type setup struct {
 	m       *Model
 	waiting int
 	err     error
+	// stopAtLast stops the engine when the last pending call completes, so
+	// that setup ends there rather than at the end of a setupStep.
+	stopAtLast bool
+}
+
+// release counts a pending call completed.
+func (s *setup) release() {
+	s.waiting--
+	if s.stopAtLast && s.waiting == 0 {
+		s.m.Env.Engine.Stop()
+	}
+}
+
+// pend issues a call that may pend (issue makes it with its callback) and
+// counts it until it completes. A failure is recorded: in the callback as
+// completed(status), returned inline as inline(status).
+func (s *setup) pend(issue func(done nic.RequestCompletion) nic.Status, completed, inline func(nic.Status) error) {
+	s.waiting++
+	st := issue(func(_ uint64, st nic.Status) {
+		s.release()
+		if st != nic.StatusSuccess {
+			s.fail(completed(st))
+		}
+	})
+	if st != nic.StatusPending {
+		s.waiting--
+		if st != nic.StatusSuccess {
+			s.fail(inline(st))
+		}
+	}
 }
 
 // fail records e unless an error came first.
@@ -47,28 +78,46 @@ func (s *setup) run() error {
 	return s.err
 }
 
+// created settles a creation call that returned st: done at once (its
+// count in s.waiting is released and then runs now) or pending (its
+// callback will do both). Any other status is the error of the call,
+// named what.
+func (s *setup) created(st nic.Status, then func(), what string) error {
+	switch st {
+	case nic.StatusSuccess:
+		s.waiting--
+		then()
+	case nic.StatusPending:
+	default:
+		return fmt.Errorf("%s: %v", what, st)
+	}
+	return nil
+}
+
+// createMR creates an MR on a (fast-register or normal) and hands it to
+// then once it exists (the callback's context is ctx). The call is counted
+// in s.waiting until then has run; an inline failure is the error of the
+// call named what.
+func (s *setup) createMR(a *nic.Adapter, pd *nic.PD, fastRegister bool, ctx uint64, then func(*nic.MR), what string) error {
+	s.waiting++
+	st, mr := a.CreateMr(pd, fastRegister, func(_ uint64, st nic.Status, mr *nic.MR) {
+		defer s.release() // after then has counted calls of its own
+		if st != nic.StatusSuccess {
+			s.fail(fmt.Errorf("NdkCreateMr completed %v", st))
+			return
+		}
+		then(mr)
+	}, ctx)
+	return s.created(st, func() { then(mr) }, what)
+}
+
 // normalMRs creates n normal MRs (NdkCreateMr, FastRegister FALSE) on the
 // model's NIC; then(i, mr) runs for each as it arrives and may issue
 // further pending calls, counted in s.waiting.
 func (s *setup) normalMRs(pd *nic.PD, n int, then func(i int, mr *nic.MR)) error {
-	a := s.m.NIC
 	for i := 0; i < n; i++ {
-		s.waiting++
-		st, mr := a.CreateMr(pd, false, func(_ uint64, st nic.Status, mr *nic.MR) {
-			defer func() { s.waiting-- }()
-			if st != nic.StatusSuccess {
-				s.fail(fmt.Errorf("NdkCreateMr completed %v", st))
-				return
-			}
-			then(i, mr)
-		}, uint64(i))
-		switch st {
-		case nic.StatusSuccess:
-			s.waiting--
-			then(i, mr)
-		case nic.StatusPending:
-		default:
-			return fmt.Errorf("NdkCreateMr %d of %d: %v", i+1, n, st)
+		if err := s.createMR(s.m.NIC, pd, false, uint64(i), func(mr *nic.MR) { then(i, mr) }, fmt.Sprintf("NdkCreateMr %d of %d", i+1, n)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -79,62 +128,34 @@ func (s *setup) normalMRs(pd *nic.PD, n int, then func(i int, mr *nic.MR)) error
 func (s *setup) registerOne(a *nic.Adapter, pd *nic.PD, va, length uint64, flags nic.MRFlags, out **nic.MR) error {
 	reg := func(mr *nic.MR) {
 		*out = mr
-		s.waiting++
-		st := a.RegisterMr(mr, []nic.MDL{{VirtualAddress: va, ByteCount: length}}, length, flags, func(_ uint64, st nic.Status) {
-			s.waiting--
-			if st != nic.StatusSuccess {
-				s.fail(fmt.Errorf("NdkRegisterMr(%d bytes, flags %#x) completed %v", length, uint32(flags), st))
-			}
-		}, 0)
-		if st != nic.StatusPending {
-			s.waiting--
-			if st != nic.StatusSuccess {
-				s.fail(fmt.Errorf("NdkRegisterMr(%d bytes, flags %#x): %v", length, uint32(flags), st))
-			}
-		}
+		s.pend(func(done nic.RequestCompletion) nic.Status {
+			return a.RegisterMr(mr, []nic.MDL{{VirtualAddress: va, ByteCount: length}}, length, flags, done, 0)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkRegisterMr(%d bytes, flags %#x) completed %v", length, uint32(flags), st)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkRegisterMr(%d bytes, flags %#x): %v", length, uint32(flags), st)
+		})
 	}
-	s.waiting++
-	st, mr := a.CreateMr(pd, false, func(_ uint64, st nic.Status, mr *nic.MR) {
-		s.waiting--
-		if st != nic.StatusSuccess {
-			s.fail(fmt.Errorf("NdkCreateMr completed %v", st))
-			return
-		}
-		reg(mr)
-	}, 0)
-	switch st {
-	case nic.StatusSuccess:
-		s.waiting--
-		reg(mr)
-	case nic.StatusPending:
-	default:
-		return fmt.Errorf("NdkCreateMr: %v", st)
-	}
-	return nil
+	return s.createMR(a, pd, false, 0, reg, "NdkCreateMr")
 }
 
 // pd returns the model's protection domain, created on first use.
-func (m *Model) pd() (*nic.PD, error) {
-	if m.nicPD == nil {
-		st, pd := m.NIC.CreatePD()
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreatePd: %v", st)
-		}
-		m.nicPD = pd
-	}
-	return m.nicPD, nil
-}
+func (m *Model) pd() (*nic.PD, error) { return pdOf(m.NIC, &m.nicPD, "") }
 
 // pdB returns host b's protection domain, created on first use.
-func (m *Model) pdB() (*nic.PD, error) {
-	if m.bPD == nil {
-		st, pd := m.B.CreatePD()
+func (m *Model) pdB() (*nic.PD, error) { return pdOf(m.B, &m.bPD, " on host b") }
+
+// pdOf returns *pd, creating it on adapter a first (where names the host
+// in errors).
+func pdOf(a *nic.Adapter, pd **nic.PD, where string) (*nic.PD, error) {
+	if *pd == nil {
+		st, p := a.CreatePD()
 		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreatePd on host b: %v", st)
+			return nil, fmt.Errorf("NdkCreatePd%s: %v", where, st)
 		}
-		m.bPD = pd
+		*pd = p
 	}
-	return m.bPD, nil
+	return *pd, nil
 }
 
 // chainQPs creates the CQ and the QPs of a kind that posts chains of two
@@ -212,32 +233,21 @@ func twoHostPairs(m *Model, streams int, cqDepth, aDepth, bDepth, bRecv uint32, 
 	return p, nil
 }
 
-// opRights are the operation flags of a list of remote rights.
-func opRights(rights []string) nic.OpFlags {
-	var f nic.OpFlags
-	for _, r := range rights {
-		switch r {
-		case "remote_read":
-			f |= nic.OpAllowRemoteRead
-		case "remote_write":
-			f |= nic.OpAllowRemoteWrite
-		}
-	}
-	return f
-}
+// The flags of each right a file can name: of operations (FastRegister,
+// Bind), of MRs, of regions registered in the TPT.
+var (
+	opRightFlags = map[string]nic.OpFlags{"remote_read": nic.OpAllowRemoteRead, "remote_write": nic.OpAllowRemoteWrite}
+	mrRightFlags = map[string]nic.MRFlags{"local_write": nic.MRAllowLocalWrite, "remote_read": nic.MRAllowRemoteRead,
+		"remote_write": nic.MRAllowRemoteWrite} // remote write includes local write (docs/ndk.md 3.3)
+	regionRights = map[string]mtt.Rights{"local_write": mtt.RightLocalWrite, "remote_read": mtt.RightRemoteRead,
+		"remote_write": mtt.RightRemoteWrite}
+)
 
-// mrFlags are the MR flags of a list of rights.
-func mrFlags(rights []string) nic.MRFlags {
-	var f nic.MRFlags
+// flagsOf ORs the flags of the named rights.
+func flagsOf[F ~uint8 | ~uint16 | ~uint32 | ~uint64](rights []string, table map[string]F) F {
+	var f F
 	for _, r := range rights {
-		switch r {
-		case "local_write":
-			f |= nic.MRAllowLocalWrite
-		case "remote_read":
-			f |= nic.MRAllowRemoteRead
-		case "remote_write":
-			f |= nic.MRAllowRemoteWrite // includes local write (docs/ndk.md 3.3)
-		}
+		f |= table[r]
 	}
 	return f
 }
@@ -247,6 +257,59 @@ func mrFlags(rights []string) nic.MRFlags {
 // simulated cost, forever at one instant.
 func inlineFailure(call string, st nic.Status) error {
 	return fmt.Errorf("%s failed inline with %v: the workload posts a request the provider refuses (see docs/nic.md, checks in order)", call, st)
+}
+
+// wrPair is one operation of two WRs on one QP, a FastRegister or a Bind
+// then the Invalidate: when each was posted, and the first failure.
+type wrPair struct {
+	firstPosted sim.Tick
+	invPosted   sim.Tick
+	reason      string
+}
+
+// pairLat are the latencies of the two WRs of wrPair operations (post to
+// CQE of successful WRs posted after warm-up): first (OpFastRegister or
+// OpBind) and the Invalidate.
+type pairLat struct {
+	first    nic.OpType
+	firstLat sim.Histogram
+	invLat   sim.Histogram
+}
+
+// cqe takes one CQE of operation o: it keeps the first failure and
+// measures a successful WR. It reports whether the CQE is the
+// Invalidate's, which ends the operation.
+func (l *pairLat) cqe(m *Model, now sim.Tick, r *nic.Result, o *wrPair) bool {
+	ok := r.Status == nic.StatusSuccess
+	if !ok && o.reason == "" {
+		o.reason = r.Status.String()
+	}
+	switch r.Type {
+	case l.first:
+		if ok {
+			m.Measure(&l.firstLat, o.firstPosted, now)
+		}
+	case nic.OpInvalidate:
+		if ok {
+			m.Measure(&l.invLat, o.invPosted, now)
+		}
+		return true
+	}
+	return false
+}
+
+// parts are the two WRs' latencies, the first named first.
+func (l *pairLat) parts(first string) []Part {
+	return []Part{{Name: first, Lat: &l.firstLat}, {Name: "invalidate", Lat: &l.invLat}}
+}
+
+// finish ends operation idx: a failure when it has a reason.
+func finish(d Done, now sim.Tick, idx uint64, reason string) {
+	if reason != "" {
+		d.Fail(now, idx, reason)
+		return
+	}
+	d.Handle(now, idx)
 }
 
 // cqConsumer handles one result a drain takes from a CQ; returning false
