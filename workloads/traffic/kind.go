@@ -43,7 +43,7 @@ type Op struct {
 }
 
 // ErrBusy is returned by Source.Start when the model has no room now.
-var ErrBusy = errors.New("workloads: model busy")
+var ErrBusy = errors.New("traffic: model busy")
 
 // Part is one request type inside an operation (the FastRegister and the
 // Invalidate of a fast_register_invalidate chain) with its own latency
@@ -78,7 +78,7 @@ func RegisterSource(kind string, n NewSource) {
 func newSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, error) {
 	n, ok := sources[g.Kind]
 	if !ok {
-		return nil, fmt.Errorf("workloads: unknown operation kind %q", g.Kind)
+		return nil, fmt.Errorf("traffic: operation kind %q has no source", g.Kind)
 	}
 	return n(m, g, rng)
 }
