@@ -24,7 +24,7 @@ func TestBindInvalidateRunsAndReportsParts(t *testing.T) {
 	require.NotZero(t, statValue(t, p, "NIC.Bind.Completed"))
 }
 
-// Issue 7, bind rate vs QP count: with one chain in flight per QP, one QP
+// Bind rate vs QP count: with one chain in flight per QP, one QP
 // is latency-bound; more QPs raise the rate until the NIC pipeline
 // saturates, after which more QPs only add latency (Little's law).
 func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 7, RegisterMr latency vs size: ~50 µs of fixed firmware work plus
+// RegisterMr latency vs size: ~50 µs of fixed firmware work plus
 // ~0.3 µs per page pinned (docs/sources.md 4; nic's
 // TestRegisterMrLatencyGrowsWithPagesFixedCostDominatesSmall). Small
 // registrations cost the fixed part; latency grows with pages.
