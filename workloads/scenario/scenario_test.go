@@ -144,7 +144,7 @@ steps:
 }
 
 // FuzzLoadScenario: decoding never panics and every failure is a located list.
-func FuzzLoad(f *testing.F) {
+func FuzzLoadScenario(f *testing.F) {
 	for _, p := range []string{"../scenario-ndk-walk.yaml", "testdata/scenario-write-bytes.yaml", "testdata/scenario-wrong-expect.yaml"} {
 		b, err := os.ReadFile(p)
 		require.NoError(f, err)
