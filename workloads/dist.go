@@ -66,63 +66,74 @@ func (x *Dist) decodeYAML(d *decoder, n *yaml.Node, path, rl string) {
 		d.decodeNumber(val, kp, reflect.ValueOf(&v).Elem(), &r)
 		*x = Fixed(v)
 	case "uniform":
-		var u uniformSpec
-		if val.Kind != yaml.MappingNode {
-			d.errAt(val, kp, "expected a mapping {min: ..., max: ...}, found %s", describe(val))
-			return
-		}
-		before := len(d.errs)
-		d.decodeStruct(val, kp, []reflect.Value{reflect.ValueOf(&u).Elem()}, false)
-		if len(d.errs) > before {
-			return
-		}
-		if mapValue(val, "min") == nil || mapValue(val, "max") == nil {
-			d.errAt(val, kp, "needs both min and max")
-			return
-		}
-		for _, b := range []struct {
-			key string
-			v   uint64
-		}{{"min", u.Min}, {"max", u.Max}} {
-			if msg := r.checkNumber(float64(b.v), strconv.FormatUint(b.v, 10)); msg != "" {
-				d.errAt(mapValue(val, b.key), joinPath(kp, b.key), "%s", msg)
-			}
-		}
-		if len(d.errs) > before {
-			return
-		}
-		if u.Min > u.Max {
-			d.errAt(val, kp, "min %d is above max %d", u.Min, u.Max)
-			return
-		}
-		*x = Dist{Kind: "uniform", Min: u.Min, Max: u.Max}
+		x.decodeUniform(d, val, kp, &r)
 	case "choice":
-		var cs []Choice
-		before := len(d.errs)
-		d.decode(val, kp, reflect.ValueOf(&cs).Elem(), "len:1..256")
-		if len(d.errs) > before {
-			return
-		}
-		var total uint64
-		for i, c := range cs {
-			ep := joinPath(kp, strconv.Itoa(i))
-			vn := mapValue(val.Content[i], "value")
-			if vn == nil || mapValue(val.Content[i], "weight") == nil {
-				d.errAt(val.Content[i], ep, "needs value and weight")
-				continue
-			}
-			if msg := r.checkNumber(float64(c.Value), strconv.FormatUint(c.Value, 10)); msg != "" {
-				d.errAt(vn, joinPath(ep, "value"), "%s", msg)
-			}
-			total += c.Weight
-		}
-		if len(d.errs) > before {
-			return
-		}
-		*x = Dist{Kind: "choice", Choices: cs, total: total}
+		x.decodeChoice(d, val, kp, &r)
 	default:
 		d.errAt(k, kp, "unknown distribution; allowed: fixed, uniform, choice")
 	}
+}
+
+// decodeUniform decodes {min, max}, both within the key's rule r.
+func (x *Dist) decodeUniform(d *decoder, val *yaml.Node, kp string, r *rule) {
+	var u uniformSpec
+	if val.Kind != yaml.MappingNode {
+		d.errAt(val, kp, "expected a mapping {min: ..., max: ...}, found %s", describe(val))
+		return
+	}
+	before := len(d.errs)
+	d.decodeStruct(val, kp, []reflect.Value{reflect.ValueOf(&u).Elem()}, false)
+	if len(d.errs) > before {
+		return
+	}
+	if mapValue(val, "min") == nil || mapValue(val, "max") == nil {
+		d.errAt(val, kp, "needs both min and max")
+		return
+	}
+	for _, b := range []struct {
+		key string
+		v   uint64
+	}{{"min", u.Min}, {"max", u.Max}} {
+		if msg := r.checkNumber(float64(b.v), strconv.FormatUint(b.v, 10)); msg != "" {
+			d.errAt(mapValue(val, b.key), joinPath(kp, b.key), "%s", msg)
+		}
+	}
+	if len(d.errs) > before {
+		return
+	}
+	if u.Min > u.Max {
+		d.errAt(val, kp, "min %d is above max %d", u.Min, u.Max)
+		return
+	}
+	*x = Dist{Kind: "uniform", Min: u.Min, Max: u.Max}
+}
+
+// decodeChoice decodes a list of {value, weight}, the values within the
+// key's rule r.
+func (x *Dist) decodeChoice(d *decoder, val *yaml.Node, kp string, r *rule) {
+	var cs []Choice
+	before := len(d.errs)
+	d.decode(val, kp, reflect.ValueOf(&cs).Elem(), "len:1..256")
+	if len(d.errs) > before {
+		return
+	}
+	var total uint64
+	for i, c := range cs {
+		ep := joinPath(kp, strconv.Itoa(i))
+		vn := mapValue(val.Content[i], "value")
+		if vn == nil || mapValue(val.Content[i], "weight") == nil {
+			d.errAt(val.Content[i], ep, "needs value and weight")
+			continue
+		}
+		if msg := r.checkNumber(float64(c.Value), strconv.FormatUint(c.Value, 10)); msg != "" {
+			d.errAt(vn, joinPath(ep, "value"), "%s", msg)
+		}
+		total += c.Weight
+	}
+	if len(d.errs) > before {
+		return
+	}
+	*x = Dist{Kind: "choice", Choices: cs, total: total}
 }
 
 // Sample draws one value.

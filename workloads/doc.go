@@ -1,26 +1,22 @@
-// Package workloads holds the workload file format (YAML), its strict
-// loader, the traffic generators and operation kinds, and the run loop that
-// nicsim run uses. docs/workloads.md documents every key.
+// Package workloads is the workload file: its schema (schema.go, the
+// parameters of every operation kind in kind_*.go), the strict decoder and
+// its rules (decode.go, rules.go, validate.go), the adapter presets
+// (presets.go), loading with --set overrides (load.go) and sweep expansion
+// (sweep.go). docs/workloads.md documents every key. It runs nothing: the
+// traffic a file describes runs in package workloads/traffic, scenario
+// files in workloads/scenario, and what a run measured is package results.
 //
 // Loading: the file is parsed into a yaml.Node tree; --set overrides edit
 // the tree; a sweep is expanded into points; each point is decoded by a
 // reflective decoder that knows every key's Go type and range (`check`
 // tags, and the modelRules table for pcie.Spec and mtt.Spec fields), so
 // each error names file:line:col, the key path and the allowed range;
-// then cross-key rules and each model's own Validate run. A file with any
-// error yields no workload at all.
+// then cross-key rules, each kind's Check and each model's own Validate
+// run. A file with any error yields no workload at all.
 //
-// Running: Build makes the model of a point (PCIe link, DMA engine, the NIC
-// with its translation unit, registered regions) on a fresh sim.Env seeded
-// from run.seed; each kind's Source sets up its objects (running pending
-// creation calls to completion) before warm-up; each generator drives its kind's Source closed or open loop
-// with its own random streams (sim.Stream(seed, "gen.<name>.ops") and
-// ".arrivals"); RunPoint advances the engine in slices (Engine.RunUntil)
-// so callers can show progress and stop on Ctrl-C; the Result holds no
-// wall-clock time and no map, so it is byte-identical for a file and seed.
-//
-// Kinds register themselves with RegisterKind (see kind.go): dma_read,
-// dma_write, translate, and the NIC's fast_register_invalidate
-// (kind_fastreg.go), whose parts (fast_register, invalidate) get rows of
-// their own through PartSource.
+// Kinds register themselves with RegisterKind (kind.go): a name, a
+// parameter struct whose tagged fields are the keys the kind adds to a
+// generator, and a Check of those values against the whole file. What an
+// operation of the kind does is its source, registered in
+// workloads/traffic.
 package workloads

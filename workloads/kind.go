@@ -1,18 +1,16 @@
 package workloads
 
 import (
-	"errors"
-	"fmt"
-	"math/rand/v2"
 	"sort"
-
-	"github.com/nicsim/nicsim/sim"
 )
 
 // Kind is one operation kind a generator can issue (dma_read, translate,
-// fast_register_invalidate; later bind, register_mr, ...). A kind
-// registers itself from an init function with RegisterKind; the loader,
-// generators, statistics, CLI and docs need no change to gain a kind.
+// fast_register_invalidate, ...) as a workload file sees it: its name, the
+// keys it adds to a generator and the checks of their values against the
+// whole file. What an operation of the kind does on the model is its
+// source, in package workloads/traffic (traffic.RegisterSource). A kind
+// registers itself from an init function with RegisterKind; the decoder,
+// the checks, `nicsim check` and the docs test need no change to gain one.
 type Kind struct {
 	Name    string // the `kind:` value in a file
 	Summary string // one line for `nicsim check -kinds` and docs
@@ -25,49 +23,18 @@ type Kind struct {
 	// named region exists, that sizes fit it, ...), reporting with
 	// c.Errorf. It runs only when the file decoded cleanly. May be nil.
 	Check func(c *Checker, w *Workload, g *Generator)
-	// New builds the operation source of one generator on a built model,
-	// once per run. rng is the generator's own stream for operation
-	// parameters (sim.Stream(seed, "gen.<name>.ops")).
-	New func(m *Model, g *Generator, rng *rand.Rand) (Source, error)
+	// Remote kinds drive two hosts: the model of a file with one builds
+	// host b and the wire between the hosts.
+	Remote bool
 }
-
-// Source starts the operations of one generator.
-type Source interface {
-	// Start starts one operation. It returns ErrBusy when the model cannot
-	// take the operation now (nothing started); the generator tries again
-	// after any generator's next completion or after Model.Kick. Start sets
-	// op.Bytes (bytes the operation moves or covers, for throughput). When
-	// the operation ends, the source calls done.Handle(now, op.Index) on
-	// success or done.Fail(now, op.Index, reason) on failure, exactly once
-	// and never from within Start.
-	Start(now sim.Tick, op *Op, done Done) error
-}
-
-// Done receives completions; Handle(now, index) is success, so a source can
-// hand the generator to a DMA request or a translation as its completion
-// handler with the operation's Index as the argument.
-type Done interface {
-	sim.Handler
-	Fail(now sim.Tick, index uint64, reason string)
-}
-
-// Op is one operation in flight, owned by its generator.
-type Op struct {
-	Index  uint64 // identifies the operation to Done; stable while in flight
-	Stream int    // the stream (QP) it belongs to
-	Bytes  uint64 // set by Source.Start
-}
-
-// ErrBusy is returned by Source.Start when the model has no room now.
-var ErrBusy = errors.New("workloads: model busy")
 
 var kinds []*Kind
 
 // RegisterKind adds a kind; call it from an init function. It panics on a
 // duplicate or empty name (a programming error).
 func RegisterKind(k Kind) {
-	if k.Name == "" || k.New == nil {
-		panic("workloads: RegisterKind needs a name and New")
+	if k.Name == "" {
+		panic("workloads: RegisterKind needs a name")
 	}
 	if _, dup := LookupKind(k.Name); dup {
 		panic("workloads: kind registered twice: " + k.Name)
@@ -98,6 +65,22 @@ func KindNames() []string {
 	return n
 }
 
+// isRemote reports whether kind name drives two hosts.
+func isRemote(name string) bool {
+	k, ok := LookupKind(name)
+	return ok && k.Remote
+}
+
+// NeedsHostB reports whether a generator of w has a remote kind.
+func (w *Workload) NeedsHostB() bool {
+	for i := range w.Generators {
+		if isRemote(w.Generators[i].Kind) {
+			return true
+		}
+	}
+	return false
+}
+
 // Checker reports problems found by a kind's Check at keys of its
 // generator, with the file position of the key (or of the generator when
 // the key has its default).
@@ -120,22 +103,4 @@ func (w *Workload) regionByName(name string) (*Region, bool) {
 		}
 	}
 	return nil, false
-}
-
-func badKind(name string) error {
-	return fmt.Errorf("workloads: unknown operation kind %q", name)
-}
-
-// Part is one request type inside an operation (the FastRegister and the
-// Invalidate of a fast_register_invalidate chain) with its own latency
-// histogram in ps. A Source that has parts implements PartSource; the
-// summary shows one row per part below its generator's row.
-type Part struct {
-	Name string         // shown as <generator>/<name>, kind <name>
-	Lat  *sim.Histogram // successful requests started after warm-up
-}
-
-// PartSource is a Source that reports per-request latencies.
-type PartSource interface {
-	Parts() []Part
 }

@@ -18,10 +18,7 @@ import (
 // Limits on what a file can ask for, besides each key's own range.
 const (
 	FileBytesMax    = 1 << 20 // a workload file is at most 1 MiB
-	SweepAxesMax    = 8
-	SweepValuesMax  = 64  // values per axis
-	SweepPointsMax  = 256 // points of a sweep (product of the axes)
-	OverridesMax    = 256 // --set flags
+	OverridesMax    = 256     // --set flags
 	overridePathMax = 256
 )
 
@@ -43,15 +40,6 @@ type File struct {
 	Stem   string      // base name without extension
 	Points []*Workload // resolved and validated, in sweep order
 	Sweep  []SweepAxis // the sweep's axes, in file order
-}
-
-// SweepAxis is one key of a sweep and its values.
-type SweepAxis struct {
-	Path   string   `json:"path"`
-	Values []string `json:"values"`
-	// Zip is set on every axis of a zipped sweep (sweep_mode: zip): point i
-	// takes value i of each axis instead of the cartesian product.
-	Zip bool `json:"zip,omitempty"`
 }
 
 // Load reads, overrides, decodes and validates a workload file. The error,
@@ -83,8 +71,10 @@ func Stem(path string) string {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// parse reads exactly one YAML document whose root is a mapping.
-func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
+// ParseDocument reads exactly one YAML document whose root is a mapping,
+// as workload and scenario files are: at most FileBytesMax bytes, no second
+// document; a syntax error names its line. name is used in messages.
+func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 	fail := func(line int, format string, args ...any) (*yaml.Node, Errors) {
 		return nil, Errors{{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}}
 	}
@@ -129,7 +119,7 @@ func parse(name string, data []byte) (root *yaml.Node, errs Errors) {
 
 // LoadBytes is Load on data already read; name is used in messages.
 func LoadBytes(name string, data []byte, opts Options) (*File, error) {
-	root, perrs := parse(name, data)
+	root, perrs := ParseDocument(name, data)
 	if perrs != nil {
 		return nil, perrs
 	}
@@ -334,132 +324,4 @@ func cloneNode(n *yaml.Node, origins map[*yaml.Node]string) *yaml.Node {
 		}
 	}
 	return &c
-}
-
-type pointValue struct {
-	path  string
-	value *yaml.Node
-	text  string
-}
-
-// sweep removes the top-level `sweep` and `sweep_mode` keys and returns the
-// axes and the points: the cartesian product (first axis outermost), or with
-// sweep_mode: zip, point i takes value i of every axis. Without a sweep
-// there is one point with no overrides.
-func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
-	var sn, mn *yaml.Node
-	for i := 0; i+1 < len(root.Content); {
-		switch root.Content[i].Value {
-		case "sweep":
-			sn = root.Content[i+1]
-		case "sweep_mode":
-			mn = root.Content[i+1]
-		default:
-			i += 2
-			continue
-		}
-		root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
-	}
-	zip := false
-	if mn != nil {
-		switch {
-		case mn.Kind == yaml.ScalarNode && mn.Value == "cartesian":
-		case mn.Kind == yaml.ScalarNode && mn.Value == "zip":
-			zip = true
-		default:
-			d.errAt(mn, "sweep_mode", "expected cartesian or zip, found %s", describe(mn))
-			return nil, nil
-		}
-	}
-	points := [][]pointValue{nil}
-	if sn == nil || isNull(sn) {
-		if zip {
-			d.errAt(mn, "sweep_mode", "sweep_mode without a sweep")
-			return nil, nil
-		}
-		return nil, points
-	}
-	if sn.Kind != yaml.MappingNode {
-		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
-		return nil, nil
-	}
-	if len(sn.Content)/2 > SweepAxesMax {
-		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
-		return nil, nil
-	}
-	var axes []SweepAxis
-	var cols [][]*yaml.Node
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(sn.Content); i += 2 {
-		k, v := sn.Content[i], sn.Content[i+1]
-		kp := "sweep." + k.Value
-		if k.Kind != yaml.ScalarNode || k.Value == "" || strings.Contains(k.Value, "..") || strings.HasPrefix(k.Value, ".") ||
-			strings.HasSuffix(k.Value, ".") || strings.HasPrefix(k.Value, "sweep") {
-			d.errAt(k, "sweep", "a sweep key is a dotted path such as regions.data.pages, found %s", describe(k))
-			continue
-		}
-		if seen[k.Value] {
-			d.errAt(k, kp, "duplicate key")
-			continue
-		}
-		seen[k.Value] = true
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || len(v.Content) > SweepValuesMax {
-			d.errAt(v, kp, "expected a list of 1..%d values, found %s", SweepValuesMax, describe(v))
-			continue
-		}
-		if zip && len(cols) > 0 && len(v.Content) != len(cols[0]) {
-			d.errAt(v, kp, "a zipped sweep needs lists of one length: %s has %d values, %s has %d",
-				k.Value, len(v.Content), axes[0].Path, len(cols[0]))
-			continue
-		}
-		ax := SweepAxis{Path: k.Value, Zip: zip}
-		for _, val := range v.Content {
-			ax.Values = append(ax.Values, nodeText(val))
-		}
-		axes = append(axes, ax)
-		cols = append(cols, v.Content)
-	}
-	if len(axes) == 0 {
-		return nil, nil
-	}
-	if zip {
-		points = nil
-		for j := range cols[0] {
-			var p []pointValue
-			for a, col := range cols {
-				p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
-			}
-			points = append(points, p)
-		}
-		return axes, points
-	}
-	for a, col := range cols {
-		var next [][]pointValue
-		for _, p := range points {
-			for _, val := range col {
-				q := append(append([]pointValue(nil), p...), pointValue{path: axes[a].Path, value: val, text: nodeText(val)})
-				next = append(next, q)
-			}
-			if len(next) > SweepPointsMax {
-				d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
-				return nil, nil
-			}
-		}
-		points = next
-	}
-	return axes, points
-}
-
-// nodeText is a compact form of a value node for labels.
-func nodeText(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
-		return n.Value
-	}
-	c := *n
-	c.Style = yaml.FlowStyle
-	b, err := yaml.Marshal(&c)
-	if err != nil {
-		return "?"
-	}
-	return strings.TrimSpace(string(b))
 }

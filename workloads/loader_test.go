@@ -121,7 +121,7 @@ func TestSetOverrideChangesValuesByNameIndexAndCreatesSections(t *testing.T) {
 	require.Equal(t, 16, w.Adapter.PCIe.Lanes)
 	require.Equal(t, 4, w.Adapter.PCIe.Gen, "preset applied, then the override")
 	require.Equal(t, 8, w.Generators[0].Outstanding)
-	require.Equal(t, Dist{Kind: "uniform", Min: 64, Max: 128}, w.Generators[0].Params.(*dmaParams).SizeBytes)
+	require.Equal(t, Dist{Kind: "uniform", Min: 64, Max: 128}, w.Generators[0].Params.(*DMAParams).SizeBytes)
 	require.Equal(t, uint64(9), w.Run.Seed)
 	seed := uint64(77)
 	f2, err := LoadBytes("w.yaml", []byte(minimal), Options{Seed: &seed})
@@ -185,9 +185,9 @@ func TestDistributionsSampleWithinTheirBounds(t *testing.T) {
 	f := load(t, "run: {duration_us: 5}\ngenerators:\n  - {kind: dma_read, size_bytes: {uniform: {min: 10, max: 20}}}\n"+
 		"  - {kind: dma_read, size_bytes: {choice: [{value: 1, weight: 3}, {value: 7, weight: 1}]}}\n  - {kind: dma_read, size_bytes: {fixed: 5}}\n")
 	rng := rand.New(rand.NewPCG(1, 2))
-	u := f.Points[0].Generators[0].Params.(*dmaParams).SizeBytes
-	c := f.Points[0].Generators[1].Params.(*dmaParams).SizeBytes
-	x := f.Points[0].Generators[2].Params.(*dmaParams).SizeBytes
+	u := f.Points[0].Generators[0].Params.(*DMAParams).SizeBytes
+	c := f.Points[0].Generators[1].Params.(*DMAParams).SizeBytes
+	x := f.Points[0].Generators[2].Params.(*DMAParams).SizeBytes
 	seen := map[uint64]int{}
 	n7 := 0
 	for range 4000 {

@@ -197,13 +197,4 @@ type Override struct {
 	Value string `json:"value"`
 }
 
-// Label formats a sweep point as path=value pairs.
-func Label(point []Override) string {
-	parts := make([]string, len(point))
-	for i, o := range point {
-		parts[i] = o.Path + "=" + o.Value
-	}
-	return strings.Join(parts, " ")
-}
-
 func itoa(i int) string { return strconv.Itoa(i) }

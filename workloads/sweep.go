@@ -1,120 +1,203 @@
 package workloads
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
-	"sync"
-	"sync/atomic"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// SweepOptions control how the points of a sweep are run. None of them
-// changes a point's results: every point is its own simulation with its own
-// engine and seed, so a sweep gives the same Result whatever Jobs and
-// however it is sharded.
-type SweepOptions struct {
-	Jobs        int // points run at once; < 1 means 1
-	Shard       int // this shard, 0-based
-	Shards      int // number of shards; < 2 means the whole sweep
-	Interrupted func() bool
-	// Progress is told how many of this shard's points are done.
-	Progress func(done, total int)
+// Limits on a sweep.
+const (
+	SweepAxesMax   = 8
+	SweepValuesMax = 64  // values per axis
+	SweepPointsMax = 256 // points of a sweep (product of the axes)
+)
+
+// SweepAxis is one key of a sweep and its values.
+type SweepAxis struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
+	// Zip is set on every axis of a zipped sweep (sweep_mode: zip): point i
+	// takes value i of each axis instead of the cartesian product.
+	Zip bool `json:"zip,omitempty"`
 }
 
-// ShardsMax bounds --shard n.
-const ShardsMax = 4096
-
-// ShardPoints returns the indices of the points that shard i of n runs:
-// i, i+n, i+2n, ... (round robin, so neighbouring points spread over shards).
-func ShardPoints(total, shard, shards int) ([]int, error) {
-	if shards < 2 {
-		shards, shard = 1, 0
-	}
-	if shards > ShardsMax {
-		return nil, fmt.Errorf("shards %d is above the limit of %d", shards, ShardsMax)
-	}
-	if shard < 0 || shard >= shards {
-		return nil, fmt.Errorf("shard %d is out of range 0..%d", shard, shards-1)
-	}
-	var idx []int
-	for i := shard; i < total; i += shards {
-		idx = append(idx, i)
-	}
-	return idx, nil
+// pointValue is one axis's value at one point: the path it sets, the value
+// node, and the value as labels show it.
+type pointValue struct {
+	path  string
+	value *yaml.Node
+	text  string
 }
 
-// RunSweep runs this shard's points of f on up to Jobs goroutines and
-// returns them in sweep order. An interrupt stops the points in progress at
-// their next slice and starts no more; the Result is then partial and holds
-// the points that ran.
-func RunSweep(f *File, opts SweepOptions) (*Result, error) {
-	if len(f.Points) == 0 {
-		return nil, fmt.Errorf("workloads: %s: nothing to run", f.Path)
+// sweep removes the top-level `sweep` and `sweep_mode` keys and returns the
+// axes and the points: the cartesian product (first axis outermost), or with
+// sweep_mode: zip, point i takes value i of every axis. Without a sweep
+// there is one point with no overrides. With any problem there are no
+// points.
+func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
+	sn, mn := takeSweep(root)
+	zip, ok := d.sweepMode(mn)
+	if !ok {
+		return nil, nil
 	}
-	idx, err := ShardPoints(len(f.Points), opts.Shard, opts.Shards)
-	if err != nil {
-		return nil, err
-	}
-	jobs := max(opts.Jobs, 1)
-	w0 := f.Points[0]
-	res := &Result{Workload: w0.Name, Seed: w0.Run.Seed, Sweep: f.Sweep}
-	out := make([]*PointResult, len(idx))
-	errs := make([]error, len(idx))
-	var next, done atomic.Int64
-	var stopped atomic.Bool
-	interrupted := func() bool {
-		if stopped.Load() {
-			return true
+	if sn == nil || isNull(sn) {
+		if zip {
+			d.errAt(mn, "sweep_mode", "sweep_mode without a sweep")
+			return nil, nil
 		}
-		if opts.Interrupted != nil && opts.Interrupted() {
-			stopped.Store(true)
-			return true
-		}
-		return false
+		return nil, [][]pointValue{nil}
 	}
-	var mu sync.Mutex // serialises Progress calls
-	var wg sync.WaitGroup
-	for j := 0; j < min(jobs, len(idx)); j++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(idx) || interrupted() {
-					return
-				}
-				pr, err := RunPoint(f.Points[idx[k]], RunOptions{Interrupted: interrupted})
-				out[k], errs[k] = pr, err
-				if err != nil {
-					stopped.Store(true)
-					return
-				}
-				n := int(done.Add(1))
-				if opts.Progress != nil {
-					mu.Lock()
-					opts.Progress(n, len(idx))
-					mu.Unlock()
-				}
-			}
-		}()
+	if sn.Kind != yaml.MappingNode {
+		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
+		return nil, nil
 	}
-	wg.Wait()
-	for k, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("point %d (%s): %w", idx[k], Label(f.Points[idx[k]].Point), err)
-		}
+	if len(sn.Content)/2 > SweepAxesMax {
+		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
+		return nil, nil
 	}
-	for k := range idx {
-		if out[k] == nil {
-			res.Partial = true // never started: interrupted
+	axes, cols := d.sweepAxes(sn, zip)
+	if len(axes) == 0 {
+		return nil, nil
+	}
+	if zip {
+		return axes, zipPoints(axes, cols)
+	}
+	points, ok := cartesianPoints(axes, cols)
+	if !ok {
+		d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
+		return nil, nil
+	}
+	return axes, points
+}
+
+// takeSweep removes the top-level sweep and sweep_mode keys from root and
+// returns their values (nil when absent).
+func takeSweep(root *yaml.Node) (sn, mn *yaml.Node) {
+	for i := 0; i+1 < len(root.Content); {
+		switch root.Content[i].Value {
+		case "sweep":
+			sn = root.Content[i+1]
+		case "sweep_mode":
+			mn = root.Content[i+1]
+		default:
+			i += 2
 			continue
 		}
-		res.Points = append(res.Points, *out[k])
-		if out[k].Partial {
-			res.Partial = true
-		}
+		root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
 	}
-	return res, nil
+	return sn, mn
+}
+
+// sweepMode decodes sweep_mode: cartesian (the default) or zip.
+func (d *decoder) sweepMode(mn *yaml.Node) (zip, ok bool) {
+	switch {
+	case mn == nil:
+	case mn.Kind == yaml.ScalarNode && mn.Value == "cartesian":
+	case mn.Kind == yaml.ScalarNode && mn.Value == "zip":
+		zip = true
+	default:
+		d.errAt(mn, "sweep_mode", "expected cartesian or zip, found %s", describe(mn))
+		return false, false
+	}
+	return zip, true
+}
+
+// sweepAxes decodes the sweep's keys: each a dotted path with a list of
+// values (of one length when zipped). It returns the axes and each axis's
+// value nodes.
+func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Node) {
+	var axes []SweepAxis
+	var cols [][]*yaml.Node
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(sn.Content); i += 2 {
+		k, v := sn.Content[i], sn.Content[i+1]
+		kp := "sweep." + k.Value
+		if k.Kind != yaml.ScalarNode || k.Value == "" || strings.Contains(k.Value, "..") || strings.HasPrefix(k.Value, ".") ||
+			strings.HasSuffix(k.Value, ".") || strings.HasPrefix(k.Value, "sweep") {
+			d.errAt(k, "sweep", "a sweep key is a dotted path such as regions.data.pages, found %s", describe(k))
+			continue
+		}
+		if seen[k.Value] {
+			d.errAt(k, kp, "duplicate key")
+			continue
+		}
+		seen[k.Value] = true
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || len(v.Content) > SweepValuesMax {
+			d.errAt(v, kp, "expected a list of 1..%d values, found %s", SweepValuesMax, describe(v))
+			continue
+		}
+		if zip && len(cols) > 0 && len(v.Content) != len(cols[0]) {
+			d.errAt(v, kp, "a zipped sweep needs lists of one length: %s has %d values, %s has %d",
+				k.Value, len(v.Content), axes[0].Path, len(cols[0]))
+			continue
+		}
+		ax := SweepAxis{Path: k.Value, Zip: zip}
+		for _, val := range v.Content {
+			ax.Values = append(ax.Values, nodeText(val))
+		}
+		axes = append(axes, ax)
+		cols = append(cols, v.Content)
+	}
+	return axes, cols
+}
+
+// zipPoints are the points of a zipped sweep: point j takes value j of
+// every axis.
+func zipPoints(axes []SweepAxis, cols [][]*yaml.Node) [][]pointValue {
+	var points [][]pointValue
+	for j := range cols[0] {
+		var p []pointValue
+		for a, col := range cols {
+			p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
+		}
+		points = append(points, p)
+	}
+	return points
+}
+
+// cartesianPoints are the points of a cartesian sweep, first axis
+// outermost; false when there would be more than SweepPointsMax.
+func cartesianPoints(axes []SweepAxis, cols [][]*yaml.Node) ([][]pointValue, bool) {
+	points := [][]pointValue{nil}
+	for a, col := range cols {
+		var next [][]pointValue
+		for _, p := range points {
+			for _, val := range col {
+				q := append(append([]pointValue(nil), p...), pointValue{path: axes[a].Path, value: val, text: nodeText(val)})
+				next = append(next, q)
+			}
+			if len(next) > SweepPointsMax {
+				return nil, false
+			}
+		}
+		points = next
+	}
+	return points, true
+}
+
+// nodeText is a compact form of a value node for labels.
+func nodeText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	c := *n
+	c.Style = yaml.FlowStyle
+	b, err := yaml.Marshal(&c)
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Label formats a sweep point as path=value pairs.
+func Label(point []Override) string {
+	parts := make([]string, len(point))
+	for i, o := range point {
+		parts[i] = o.Path + "=" + o.Value
+	}
+	return strings.Join(parts, " ")
 }
 
 // SweepLabels returns the label of every point of a sweep over axes, in
@@ -152,56 +235,24 @@ func SweepLabels(axes []SweepAxis) []string {
 	return out
 }
 
-// MergeShards combines the results of the shards of one sweep into the
-// result of the whole sweep, which is the same, byte for byte once encoded,
-// as running the sweep unsharded. Every shard must come from the same
-// workload, seed and sweep, be complete, and together they must hold every
-// point exactly once.
-func MergeShards(parts []*Result) (*Result, error) {
-	if len(parts) == 0 {
-		return nil, errors.New("no shard results to merge")
+// ShardsMax bounds --shard n.
+const ShardsMax = 4096
+
+// ShardPoints returns the indices of the points that shard i of n runs:
+// i, i+n, i+2n, ... (round robin, so neighbouring points spread over shards).
+func ShardPoints(total, shard, shards int) ([]int, error) {
+	if shards < 2 {
+		shards, shard = 1, 0
 	}
-	first := parts[0]
-	labels := SweepLabels(first.Sweep)
-	pos := make(map[string]int, len(labels))
-	for i, l := range labels {
-		pos[l] = i
+	if shards > ShardsMax {
+		return nil, fmt.Errorf("shards %d is above the limit of %d", shards, ShardsMax)
 	}
-	merged := make([]*PointResult, len(labels))
-	for n, p := range parts {
-		switch {
-		case p.Workload != first.Workload:
-			return nil, fmt.Errorf("shard %d is workload %q, shard 0 is %q", n, p.Workload, first.Workload)
-		case p.Seed != first.Seed:
-			return nil, fmt.Errorf("shard %d has seed %d, shard 0 has %d", n, p.Seed, first.Seed)
-		case !reflect.DeepEqual(p.Sweep, first.Sweep):
-			return nil, fmt.Errorf("shard %d sweeps other axes than shard 0", n)
-		case p.Partial:
-			return nil, fmt.Errorf("shard %d is partial (interrupted); rerun it", n)
-		}
-		for i := range p.Points {
-			pt := &p.Points[i]
-			k, ok := pos[pt.Label]
-			if !ok {
-				return nil, fmt.Errorf("shard %d holds point %q, which is not in the sweep", n, pt.Label)
-			}
-			if merged[k] != nil {
-				return nil, fmt.Errorf("point %q appears in more than one shard", pt.Label)
-			}
-			merged[k] = pt
-		}
+	if shard < 0 || shard >= shards {
+		return nil, fmt.Errorf("shard %d is out of range 0..%d", shard, shards-1)
 	}
-	out := &Result{Workload: first.Workload, Seed: first.Seed, Sweep: first.Sweep}
-	var missing []string
-	for k, pt := range merged {
-		if pt == nil {
-			missing = append(missing, fmt.Sprintf("%q", labels[k]))
-			continue
-		}
-		out.Points = append(out.Points, *pt)
+	var idx []int
+	for i := shard; i < total; i += shards {
+		idx = append(idx, i)
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%d of %d points are in no shard: %v", len(missing), len(labels), missing)
-	}
-	return out, nil
+	return idx, nil
 }

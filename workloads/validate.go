@@ -25,19 +25,32 @@ func (d *decoder) validate(w *Workload) {
 	if r.WarmupUS+r.DurationUS > r.SimTimeMaxUS {
 		d.errPath("run.duration_us", "warmup_us + duration_us = %g µs exceeds sim_time_max_us = %g µs", r.WarmupUS+r.DurationUS, r.SimTimeMaxUS)
 	}
+	d.validateRegions(w)
+	d.validateGenerators(w)
+}
 
+// uniqueName checks the name of the element at path p: a valid name (else
+// bad, a message with the name as %q) not given to an earlier one (seen
+// maps names to their paths; what names the element in messages).
+func (d *decoder) uniqueName(seen map[string]string, p, name, what, bad string) {
+	switch first, dup := seen[name]; {
+	case !validName(name):
+		d.errPath(joinPath(p, "name"), bad, truncate(name, 40))
+	case dup:
+		d.errPath(joinPath(p, "name"), "%s %q is defined twice (first at %s)", what, name, first)
+	default:
+		seen[name] = p
+	}
+}
+
+// validateRegions checks the regions' names and that they fit the TPT.
+func (d *decoder) validateRegions(w *Workload) {
 	seen := map[string]string{}
 	var pages uint64
 	for i := range w.Regions {
 		rg := &w.Regions[i]
 		p := d.elemPath("regions", i)
-		if !validName(rg.Name) {
-			d.errPath(joinPath(p, "name"), "a region needs a name of 1..64 letters, digits, '_' or '-', starting with a letter (found %q)", truncate(rg.Name, 40))
-		} else if first, dup := seen[rg.Name]; dup {
-			d.errPath(joinPath(p, "name"), "region %q is defined twice (first at %s)", rg.Name, first)
-		} else {
-			seen[rg.Name] = p
-		}
+		d.uniqueName(seen, p, rg.Name, "region", "a region needs a name of 1..64 letters, digits, '_' or '-', starting with a letter (found %q)")
 		if rg.Pages == 0 {
 			d.errPath(p, "pages is required (1..2^24)")
 		}
@@ -50,8 +63,12 @@ func (d *decoder) validate(w *Workload) {
 	if uint64(len(w.Regions)) > uint64(w.Adapter.MTT.KeyTableEntriesMax) {
 		d.errPath("regions", "%d regions, more than adapter.mtt.key_table_entries_max = %d", len(w.Regions), w.Adapter.MTT.KeyTableEntriesMax)
 	}
+}
 
-	gens := map[string]string{}
+// validateGenerators names the generators that have no name, checks the
+// names and the operations in flight, and runs each kind's Check.
+func (d *decoder) validateGenerators(w *Workload) {
+	seen := map[string]string{}
 	inflight := 0
 	for i := range w.Generators {
 		g := &w.Generators[i]
@@ -59,13 +76,7 @@ func (d *decoder) validate(w *Workload) {
 		if g.Name == "" {
 			g.Name = fmt.Sprintf("%s-%d", g.Kind, i)
 		}
-		if !validName(g.Name) {
-			d.errPath(joinPath(p, "name"), "a generator name is 1..64 letters, digits, '_' or '-', starting with a letter (found %q)", truncate(g.Name, 40))
-		} else if first, dup := gens[g.Name]; dup {
-			d.errPath(joinPath(p, "name"), "generator %q is defined twice (first at %s)", g.Name, first)
-		} else {
-			gens[g.Name] = p
-		}
+		d.uniqueName(seen, p, g.Name, "generator", "a generator name is 1..64 letters, digits, '_' or '-', starting with a letter (found %q)")
 		inflight += g.Streams * g.Outstanding
 		if g.Arrival != nil && g.Arrival.RateMops == 0 {
 			d.errPath(joinPath(p, "arrival"), "rate_mops is required for an open-loop generator (1e-6..1e4 million operations per second)")

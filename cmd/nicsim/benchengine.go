@@ -8,10 +8,6 @@ import (
 	"github.com/nicsim/nicsim/sim"
 )
 
-func init() {
-	register("bench-engine", "measure the event engine's speed on the PHOLD model", runBenchEngine)
-}
-
 func runBenchEngine(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("bench-engine", "[-n N] [-m M] [-events E] [-seed S]", stderr)
 	n := fs.Int("n", 1000, "logical processes (1..1000000)")

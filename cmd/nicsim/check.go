@@ -3,15 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
-
-func init() {
-	register("check", "validate workload files without running them", runCheck)
-}
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("check", "[--set key=value]... [--seed N] FILE...", stderr)
@@ -29,43 +25,46 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := workloads.Options{Sets: sets}
-	if *seedStr != "" {
-		v, err := strconv.ParseUint(*seedStr, 0, 64)
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim check: --seed %q is not a whole number in 0..2^64-1\n", *seedStr)
-			return exitUsage
-		}
-		opts.Seed = &v
+	if opts.Seed, ok = parseSeed("check", *seedStr, stderr); !ok {
+		return exitUsage
 	}
 	bad := 0
 	for _, f := range files {
-		if workloads.IsScenarioFile(f) {
+		if scenario.IsFile(f) {
 			if !checkScenario(f, stdout, stderr) {
 				bad++
 			}
 			continue
 		}
-		lf, err := workloads.Load(f, opts)
-		if err != nil {
+		if !checkWorkload(f, opts, stdout, stderr) {
 			bad++
-			fmt.Fprintln(stderr, err)
-			continue
 		}
-		w := lf.Points[0]
-		gens := make([]string, len(w.Generators))
-		for i, g := range w.Generators {
-			gens[i] = g.Name + " (" + g.Kind + ")"
-		}
-		pts := ""
-		if len(lf.Points) > 1 {
-			pts = fmt.Sprintf(", %d sweep points", len(lf.Points))
-		}
-		fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s\n",
-			f, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "))
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "nicsim check: %d of %d files invalid\n", bad, len(files))
 		return exitFailed
 	}
 	return exitOK
+}
+
+// checkWorkload validates a workload file without running it: its
+// problems on stderr, or one line on stdout naming what it holds.
+func checkWorkload(file string, opts workloads.Options, stdout, stderr io.Writer) bool {
+	lf, err := workloads.Load(file, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return false
+	}
+	w := lf.Points[0]
+	gens := make([]string, len(w.Generators))
+	for i, g := range w.Generators {
+		gens[i] = g.Name + " (" + g.Kind + ")"
+	}
+	pts := ""
+	if len(lf.Points) > 1 {
+		pts = fmt.Sprintf(", %d sweep points", len(lf.Points))
+	}
+	fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s\n",
+		file, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "))
+	return true
 }

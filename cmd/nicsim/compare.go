@@ -7,77 +7,50 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/results"
 )
-
-func init() {
-	register("compare", "compare two results metric by metric; exit 1 on a regression", runCompare)
-}
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.", stderr)
 	var ths multiFlag
-	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(metricList(), ", "))
+	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(results.MetricNames(), ", "))
 	all := fs.Bool("all", false, "list every compared figure, not only those that changed")
 	format := fs.String("format", "table", "output: table, or benchfmt (Go benchmark format for benchstat)")
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
 		return code
 	}
-	thresholds := map[string]float64{}
-	for _, t := range ths {
-		name, v, err := workloads.ParseThreshold(t)
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: --%v\n", err)
-			return 2
-		}
-		thresholds[name] = v
+	thresholds, ok := parseThresholds("compare", ths, stderr)
+	if !ok {
+		return 2
 	}
 	if *format != "table" && *format != "benchfmt" {
 		fmt.Fprintf(stderr, "nicsim compare: --format %q is not one of table, benchfmt\n", *format)
 		return 2
 	}
 	if *format == "benchfmt" && len(files) == 1 {
-		r, err := workloads.ReadResult(files[0])
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-			return 1
-		}
-		if err := workloads.WriteBenchfmt(stdout, r, ""); err != nil {
-			fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-			return 1
-		}
-		return 0
+		return writeBenchfmt(stdout, stderr, files[0])
 	}
 	if len(files) != 2 {
 		fmt.Fprintf(stderr, "nicsim compare: want BASE and NEW, got %d argument(s)\n", len(files))
 		fs.Usage()
 		return 2
 	}
-	base, err := workloads.ReadResult(files[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
+	base, cur, ok := readPair(files[0], files[1], stderr)
+	if !ok {
 		return 1
 	}
-	cur, err := workloads.ReadResult(files[1])
-	if err != nil {
-		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
-		return 1
-	}
-	if base.Workload != cur.Workload {
-		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
-	}
-	cmp, err := workloads.CompareResults(base, cur, thresholds)
+	cmp, err := results.CompareResults(base, cur, thresholds)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 		return 1
 	}
 	if *format == "benchfmt" {
 		for _, x := range []struct {
-			r     *workloads.Result
+			r     *results.Result
 			label string
 		}{{base, "base"}, {cur, "new"}} {
-			if err := workloads.WriteBenchfmt(stdout, x.r, x.label); err != nil {
+			if err := results.WriteBenchfmt(stdout, x.r, x.label); err != nil {
 				fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
 				return 1
 			}
@@ -92,20 +65,44 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func metricList() []string {
-	var out []string
-	for _, m := range workloads.CompareMetrics {
-		out = append(out, m.Name)
+// writeBenchfmt writes one result in the Go benchmark format.
+func writeBenchfmt(stdout, stderr io.Writer, file string) int {
+	r, err := results.ReadResult(file)
+	if err == nil {
+		err = results.WriteBenchfmt(stdout, r, "")
 	}
-	return out
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
-func printComparison(w io.Writer, c *workloads.Comparison, all bool) {
+// readPair reads the base and the new result, warning when they are of
+// different workloads.
+func readPair(baseFile, newFile string, stderr io.Writer) (base, cur *results.Result, ok bool) {
+	base, err := results.ReadResult(baseFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: base: %v\n", err)
+		return nil, nil, false
+	}
+	cur, err = results.ReadResult(newFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim compare: new: %v\n", err)
+		return nil, nil, false
+	}
+	if base.Workload != cur.Workload {
+		fmt.Fprintf(stderr, "nicsim compare: warning: comparing workload %q with workload %q\n", base.Workload, cur.Workload)
+	}
+	return base, cur, true
+}
+
+func printComparison(w io.Writer, c *results.Comparison, all bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "point\tgenerator\tmetric\tbase\tnew\tchange\tthreshold\tverdict\t")
 	rows := 0
 	for _, ch := range c.Changes {
-		if !all && (ch.Verdict == workloads.Unchanged || ch.Verdict == workloads.Within && ch.ChangePct == 0) {
+		if !all && (ch.Verdict == results.Unchanged || ch.Verdict == results.Within && ch.ChangePct == 0) {
 			continue
 		}
 		rows++
@@ -113,12 +110,12 @@ func printComparison(w io.Writer, c *workloads.Comparison, all bool) {
 		if gen == "" {
 			gen = "-"
 		}
-		if ch.Verdict == workloads.Missing || ch.Verdict == workloads.Added {
+		if ch.Verdict == results.Missing || ch.Verdict == results.Added {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\t\t%s\t\n", ch.Point, gen, ch.Metric, ch.Verdict)
 			continue
 		}
 		th := fmt.Sprintf("%g%%", ch.ThresholdPct)
-		if m, _ := workloads.MetricByName(ch.Metric); m.Better == workloads.Neutral {
+		if m, _ := results.MetricByName(ch.Metric); m.Better == results.Neutral {
 			th, ch.Verdict = "-", "info"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", ch.Point, gen, ch.Metric,

@@ -2,7 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
+	"strconv"
 	"strings"
+
+	"github.com/nicsim/nicsim/results"
 )
 
 // multiFlag collects a repeatable string flag (--set k=v --set k2=v2).
@@ -30,4 +35,33 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseSeed parses a --seed value ("" when not given: nil); a bad value is
+// reported as a usage error of command cmd.
+func parseSeed(cmd, s string, stderr io.Writer) (*uint64, bool) {
+	if s == "" {
+		return nil, true
+	}
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim %s: --seed %q is not a whole number in 0..2^64-1\n", cmd, s)
+		return nil, false
+	}
+	return &v, true
+}
+
+// parseThresholds parses --threshold metric=pct flags; a bad one is
+// reported as a usage error of command cmd.
+func parseThresholds(cmd string, ths []string, stderr io.Writer) (map[string]float64, bool) {
+	thresholds := map[string]float64{}
+	for _, t := range ths {
+		name, v, err := results.ParseThreshold(t)
+		if err != nil {
+			fmt.Fprintf(stderr, "nicsim %s: --%v\n", cmd, err)
+			return nil, false
+		}
+		thresholds[name] = v
+	}
+	return thresholds, true
 }

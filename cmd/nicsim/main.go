@@ -1,4 +1,10 @@
 // Command nicsim runs the nicsim RDMA NIC simulator. See README.md.
+//
+// Each command (the commands table in main.go, one file each) parses its
+// flags and prints; the work is in the packages: workloads (loading and
+// checking files), workloads/traffic (running them), workloads/scenario,
+// results (output folders, compare, plots, merge, baselines) and pcie
+// (nicsim pcie). docs/ARCHITECTURE.md follows a run file by file.
 package main
 
 import (
@@ -13,6 +19,14 @@ import (
 // version is the nicsim version recorded in every result folder.
 const version = "0.1.0"
 
+// Exit codes of the commands.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // invalid workload file, or the run failed
+	exitUsage       = 2   // bad flags or arguments
+	exitInterrupted = 130 // Ctrl-C: results so far were written, marked partial
+)
+
 // command is one subcommand. run gets the arguments after the subcommand's
 // name and writes to stdout/stderr; it returns the process exit code.
 type command struct {
@@ -20,15 +34,18 @@ type command struct {
 	run     func(args []string, stdout, stderr io.Writer) int
 }
 
-// commands is filled by the init functions of the files that implement
-// each subcommand (one file per subcommand).
-var commands = map[string]command{}
-
-func register(name, summary string, run func(args []string, stdout, stderr io.Writer) int) {
-	if _, dup := commands[name]; dup {
-		panic("nicsim: command registered twice: " + name)
-	}
-	commands[name] = command{summary: summary, run: run}
+// commands are the subcommands, one file each (pcie.go implements pcie).
+// A new command is one row here and its file.
+var commands = map[string]command{
+	"bench-engine": {"measure the event engine's speed on the PHOLD model", runBenchEngine},
+	"check":        {"validate workload files without running them", runCheck},
+	"compare":      {"compare two results metric by metric; exit 1 on a regression", runCompare},
+	"merge":        {"combine the shard outputs of a sweep into the output of the whole sweep", runMerge},
+	"pcie":         {"sweep DMA streams over transfer sizes on a PCIe link model", runPCIe},
+	"presets":      {"list the adapter presets with every value and its source", runPresets},
+	"regress":      {"rerun the committed baselines and compare; exit 1 on a regression", runRegress},
+	"run":          {"run workload files: summary table, results in an output folder", runRun},
+	"sweep":        {"run a workload's sweep points in parallel; CSV, JSON and plots", runSweepCmd},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) }

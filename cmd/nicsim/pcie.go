@@ -2,20 +2,59 @@ package main
 
 import (
 	"fmt"
-	"gonum.org/v1/gonum/stat"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/nicsim/nicsim/pcie"
 )
 
-func init() {
-	register("pcie", "sweep DMA streams over transfer sizes on a PCIe link model", runPCIe)
+// pcieCmd is one `nicsim pcie`: the link, the stream directions and sizes,
+// and the output format.
+type pcieCmd struct {
+	spec   pcie.Spec
+	dirs   []pcie.Direction
+	sizes  []uint64
+	ideal  bool
+	format string
 }
 
+// pcieColumns are the columns of the table and the CSV.
+var pcieColumns = []string{"direction", "transfer_bytes", "effective_gbps", "model_gbps", "error_pct",
+	"read_latency_ns_mean", "read_latency_ns_p99", "up_util", "down_util", "up_tlps", "down_tlps", "tag_stalls", "credit_stalls"}
+
 func runPCIe(args []string, stdout, stderr io.Writer) int {
+	c, code, ok := parsePCIe(args, stderr)
+	if !ok {
+		return code
+	}
+	var rows [][]string
+	for _, d := range c.dirs {
+		for _, sz := range c.sizes {
+			row, err := pcieRow(c.spec, d, sz)
+			if err != nil {
+				fmt.Fprintf(stderr, "nicsim pcie: %s %d B: %v\n", d, sz, err)
+				return 1
+			}
+			rows = append(rows, row)
+		}
+	}
+	if c.format == "csv" {
+		fmt.Fprintln(stdout, strings.Join(pcieColumns, ","))
+		for _, r := range rows {
+			fmt.Fprintln(stdout, strings.Join(r, ","))
+		}
+		return 0
+	}
+	return c.printTable(stdout, stderr, rows)
+}
+
+// parsePCIe parses and checks the flags; false when the command stops
+// (help or a usage error, with its exit code).
+func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	fs := newFlagSet("pcie", "[--gen N] [--lanes N] [--mps B] [--mrrs B] [--sizes 64,128,...] [--dir read|write|rdwr|all] [--ideal] [--format table|csv]", stderr)
 	def := pcie.DefaultSpec()
 	gen := fs.Int("gen", def.Gen, "PCIe generation (1..5)")
@@ -27,18 +66,19 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 	tags := fs.Int("tags", def.TagsMax, "outstanding read tags (1..65536)")
 	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", "comma-separated transfer sizes in bytes (1..16777216)")
 	dir := fs.String("dir", "all", "stream direction: read, write, rdwr or all")
-	ideal := fs.Bool("ideal", false, "no latency, tag or credit limits; infinite host memory bandwidth")
-	format := fs.String("format", "table", "output format: table or csv")
+	c := &pcieCmd{}
+	fs.BoolVar(&c.ideal, "ideal", false, "no latency, tag or credit limits; infinite host memory bandwidth")
+	fs.StringVar(&c.format, "format", "table", "output format: table or csv")
 	if code, ok := parseFlags(fs, args); !ok {
-		return code
+		return nil, code, false
+	}
+	bad := func(format string, a ...any) (*pcieCmd, int, bool) {
+		fmt.Fprintf(stderr, "nicsim pcie: "+format+"\n", a...)
+		return nil, 2, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "nicsim pcie: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	bad := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "nicsim pcie: "+format+"\n", a...)
-		return 2
+		return nil, 2, false
 	}
 	switch {
 	case *gen < 1 || *gen > 5:
@@ -55,85 +95,96 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 		return bad("--split %q must be mps or rcb", *split)
 	case *tags < 1 || *tags > pcie.TagsLimit:
 		return bad("--tags %d is out of range 1..%d", *tags, pcie.TagsLimit)
-	case *format != "table" && *format != "csv":
-		return bad("--format %q must be table or csv", *format)
+	case c.format != "table" && c.format != "csv":
+		return bad("--format %q must be table or csv", c.format)
 	}
-	var dirs []pcie.Direction
-	if *dir == "all" {
-		dirs = []pcie.Direction{pcie.DirRead, pcie.DirWrite, pcie.DirRdWr}
-	} else {
-		d, err := pcie.ParseDirection(*dir)
-		if err != nil {
-			return bad("--dir %q must be read, write, rdwr or all", *dir)
-		}
-		dirs = []pcie.Direction{d}
+	var err error
+	if c.dirs, err = parseDirections(*dir); err != nil {
+		return bad("%v", err)
 	}
+	if c.sizes, err = parseSizes(*sizes); err != nil {
+		return bad("%v", err)
+	}
+	c.spec = def
+	c.spec.Gen, c.spec.Lanes, c.spec.MPSBytes, c.spec.MRRSBytes = *gen, *lanes, *mps, *mrrs
+	c.spec.RCBBytes, c.spec.CompletionSplit, c.spec.TagsMax = *rcb, *split, *tags
+	if c.spec.HostNPHCredits != 0 && c.spec.HostNPHCredits < c.spec.TagsMax {
+		c.spec.HostNPHCredits = c.spec.TagsMax // so that --tags, not NPH credits, limits reads
+	}
+	if c.ideal {
+		c.spec = pcie.IdealSpec(c.spec)
+	}
+	if err := c.spec.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	return c, 0, true
+}
+
+// parseDirections parses --dir: read, write, rdwr or all of them.
+func parseDirections(s string) ([]pcie.Direction, error) {
+	if s == "all" {
+		return []pcie.Direction{pcie.DirRead, pcie.DirWrite, pcie.DirRdWr}, nil
+	}
+	d, err := pcie.ParseDirection(s)
+	if err != nil {
+		return nil, fmt.Errorf("--dir %q must be read, write, rdwr or all", s)
+	}
+	return []pcie.Direction{d}, nil
+}
+
+// parseSizes parses --sizes: at most 64 sizes of 1..16777216 bytes.
+func parseSizes(s string) ([]uint64, error) {
 	var szs []uint64
-	for _, f := range strings.Split(*sizes, ",") {
+	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 		if err != nil || v < 1 || v > 1<<24 {
-			return bad("--sizes: %q is not a size in 1..16777216 bytes", f)
+			return nil, fmt.Errorf("--sizes: %q is not a size in 1..16777216 bytes", f)
 		}
 		szs = append(szs, v)
 	}
 	if len(szs) > 64 {
-		return bad("--sizes: %d sizes, at most 64", len(szs))
+		return nil, fmt.Errorf("--sizes: %d sizes, at most 64", len(szs))
 	}
-	spec := def
-	spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes = *gen, *lanes, *mps, *mrrs
-	spec.RCBBytes, spec.CompletionSplit, spec.TagsMax = *rcb, *split, *tags
-	if spec.HostNPHCredits != 0 && spec.HostNPHCredits < spec.TagsMax {
-		spec.HostNPHCredits = spec.TagsMax // so that --tags, not NPH credits, limits reads
+	return szs, nil
+}
+
+// pcieRow runs one stream of direction d and transfer size sz and is its
+// row: the measured goodput next to the byte-count model's.
+func pcieRow(spec pcie.Spec, d pcie.Direction, sz uint64) ([]string, error) {
+	r, err := pcie.RunStream(spec, pcie.DefaultStreamConfig(d, sz, spec))
+	if err != nil {
+		return nil, err
 	}
-	if *ideal {
-		spec = pcie.IdealSpec(spec)
-	}
-	if err := spec.Validate(); err != nil {
-		return bad("%v", err)
-	}
-	cols := []string{"direction", "transfer_bytes", "effective_gbps", "model_gbps", "error_pct",
-		"read_latency_ns_mean", "read_latency_ns_p99", "up_util", "down_util", "up_tlps", "down_tlps", "tag_stalls", "credit_stalls"}
-	var rows [][]string
-	for _, d := range dirs {
-		for _, sz := range szs {
-			r, err := pcie.RunStream(spec, pcie.DefaultStreamConfig(d, sz, spec))
-			if err != nil {
-				fmt.Fprintf(stderr, "nicsim pcie: %s %d B: %v\n", d, sz, err)
-				return 1
-			}
-			m := pcie.ByteModelGoodputGbps(spec, d, sz)
-			rows = append(rows, []string{string(d), strconv.FormatUint(sz, 10),
-				f3(r.EffectiveGbps), f3(m), fmt.Sprintf("%.2f", 100*(r.EffectiveGbps/m-1)),
-				fmt.Sprintf("%.1f", r.ReadLatency.Mean), fmt.Sprintf("%.1f", r.ReadLatency.P99),
-				f3(r.UpUtilization), f3(r.DownUtilization),
-				strconv.FormatUint(r.UpTLPs, 10), strconv.FormatUint(r.DownTLPs, 10),
-				strconv.FormatUint(r.Stats.TagStalls, 10),
-				strconv.FormatUint(r.Stats.Up.CreditStalls+r.Stats.Down.CreditStalls, 10)})
-		}
-	}
-	if *format == "csv" {
-		fmt.Fprintln(stdout, strings.Join(cols, ","))
-		for _, r := range rows {
-			fmt.Fprintln(stdout, strings.Join(r, ","))
-		}
-		return 0
-	}
+	m := pcie.ByteModelGoodputGbps(spec, d, sz)
+	return []string{string(d), strconv.FormatUint(sz, 10),
+		f3(r.EffectiveGbps), f3(m), fmt.Sprintf("%.2f", 100*(r.EffectiveGbps/m-1)),
+		fmt.Sprintf("%.1f", r.ReadLatency.Mean), fmt.Sprintf("%.1f", r.ReadLatency.P99),
+		f3(r.UpUtilization), f3(r.DownUtilization),
+		strconv.FormatUint(r.UpTLPs, 10), strconv.FormatUint(r.DownTLPs, 10),
+		strconv.FormatUint(r.Stats.TagStalls, 10),
+		strconv.FormatUint(r.Stats.Up.CreditStalls+r.Stats.Down.CreditStalls, 10)}, nil
+}
+
+// printTable prints the link, the rows as a table and the unloaded read
+// latency fit.
+func (c *pcieCmd) printTable(stdout, stderr io.Writer, rows [][]string) int {
+	spec := c.spec
 	mode := "realistic"
-	if *ideal {
+	if c.ideal {
 		mode = "ideal"
 	}
 	fmt.Fprintf(stdout, "PCIe gen%d x%d, MPS %d, MRRS %d, RCB %d, split %s, tags %d, %s; raw %.3f Gb/s per direction\n",
 		spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes, spec.RCBBytes, spec.CompletionSplit, spec.TagsMax, mode,
 		pcie.RawGbps(spec.Gen, spec.Lanes))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(pcieColumns, "\t")+"\t")
 	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return 1
 	}
-	if fit, ok, err := unloadedReadFit(spec, dirs, szs, *ideal); err != nil {
+	if fit, ok, err := unloadedReadFit(spec, c.dirs, c.sizes, c.ideal); err != nil {
 		fmt.Fprintf(stderr, "nicsim pcie: %v\n", err)
 		return 1
 	} else if ok {

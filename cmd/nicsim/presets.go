@@ -10,10 +10,6 @@ import (
 	"github.com/nicsim/nicsim/workloads"
 )
 
-func init() {
-	register("presets", "list the adapter presets with every value and its source", runPresets)
-}
-
 func runPresets(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("presets", "[--format table|json] [NAME...]", stderr)
 	format := fs.String("format", "table", "output format: table or json")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
 )
 
 // TestRegressCatchesAModelChangeAndPassesAnUnchangedModel: a baseline made
@@ -26,12 +28,12 @@ func TestRegressCatchesAModelChangeAndPassesAnUnchangedModel(t *testing.T) {
 
 	// Change the model under the baseline.
 	mpath := filepath.Join(dir, "pcie-dma", "baseline.json")
-	var m baselineManifest
+	var m results.Baseline
 	b, err := os.ReadFile(mpath)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &m))
 	m.Sets = []string{"adapter.pcie.host_read_latency_fixed_ns=600"}
-	require.NoError(t, writeJSON(mpath, m))
+	require.NoError(t, results.WriteJSON(mpath, m))
 	so.Reset()
 	se.Reset()
 	require.Equal(t, 1, dispatch([]string{"regress", "--dir", dir}, &so, &se))

@@ -7,20 +7,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/pkg/profile"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
+	"github.com/nicsim/nicsim/workloads/traffic"
 )
-
-func init() {
-	register("run", "run workload files: summary table, results in an output folder", runRun)
-}
 
 // interruptSource returns a poll function that reports Ctrl-C and a stop
 // function; tests replace it.
@@ -41,96 +39,143 @@ var interruptSource = func() (poll func() bool, stop func()) {
 
 const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--quiet] FILE..."
 
+// runCmd is one `nicsim run`: its flags and files.
+type runCmd struct {
+	args   []string // the command line, for meta.json
+	out    string
+	sets   multiFlag
+	seed   *uint64
+	trace  string
+	prof   string
+	quiet  bool
+	files  []string
+	stdout io.Writer
+	stderr io.Writer
+}
+
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", runUsage, stderr)
-	out := fs.String("out", "", "output folder (default results/runs/<file-stem>-<seed>; with several files, the parent of one folder per file)")
-	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
-	var sets multiFlag
-	fs.Var(&sets, "set", "override a key before validation, as path=value (repeatable), e.g. --set adapter.pcie.lanes=16")
-	trace := fs.String("trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
-	prof := fs.String("profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
-	quiet := fs.Bool("quiet", false, "do not print the summary table")
-	usageTail(fs, stderr)
-	files, code, ok := parseInterleaved(fs, args)
+	c := &runCmd{args: args, stdout: stdout, stderr: stderr}
+	if code, ok := c.parse(args); !ok {
+		return code
+	}
+	loaded, code, ok := c.load()
 	if !ok {
 		return code
 	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "nicsim run: no workload file given")
-		fs.Usage()
-		return exitUsage
-	}
-	var seed *uint64
-	if *seedStr != "" {
-		v, err := strconv.ParseUint(*seedStr, 0, 64)
+	dirs := c.dirs(loaded)
+	var profPath string
+	if c.prof != "" {
+		stop, path, err := startProfile(c.prof, dirs[0])
 		if err != nil {
-			fmt.Fprintf(stderr, "nicsim run: --seed %q is not a whole number in 0..2^64-1\n", *seedStr)
-			return exitUsage
+			fmt.Fprintf(stderr, "nicsim run: %v\n", err)
+			return exitFailed
 		}
-		seed = &v
+		defer stop()
+		profPath = path
 	}
-	if *prof != "" && *prof != "cpu" && *prof != "mem" {
-		fmt.Fprintf(stderr, "nicsim run: --profile %q must be cpu or mem\n", *prof)
-		return exitUsage
+	poll, stopSignals := interruptSource()
+	defer stopSignals()
+	for i, lf := range loaded {
+		first := i == 0
+		job := runJob{file: c.files[i], lf: lf, dir: dirs[i], poll: poll}
+		if first {
+			job.trace, job.profile = c.trace, profPath
+		}
+		if code := c.runOne(&job); code != exitOK {
+			return code
+		}
 	}
-	// Load every file first: nothing runs if any file is invalid.
-	opts := workloads.Options{Sets: sets, Seed: seed}
-	loaded := make([]*workloads.File, len(files))
+	return exitOK
+}
+
+// parse parses the flags; false when the command stops (help or a usage
+// error, with its exit code).
+func (c *runCmd) parse(args []string) (int, bool) {
+	fs := newFlagSet("run", runUsage, c.stderr)
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>; with several files, the parent of one folder per file)")
+	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
+	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable), e.g. --set adapter.pcie.lanes=16")
+	fs.StringVar(&c.trace, "trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
+	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
+	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	usageTail(fs, c.stderr)
+	files, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return code, false
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(c.stderr, "nicsim run: no workload file given")
+		fs.Usage()
+		return exitUsage, false
+	}
+	c.files = files
+	if c.seed, ok = parseSeed("run", *seedStr, c.stderr); !ok {
+		return exitUsage, false
+	}
+	if c.prof != "" && c.prof != "cpu" && c.prof != "mem" {
+		fmt.Fprintf(c.stderr, "nicsim run: --profile %q must be cpu or mem\n", c.prof)
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
+// load loads every file first: nothing runs if any file is invalid. A
+// scenario file runs here, alone.
+func (c *runCmd) load() ([]*workloads.File, int, bool) {
+	opts := workloads.Options{Sets: c.sets, Seed: c.seed}
+	loaded := make([]*workloads.File, len(c.files))
 	bad := false
-	for i, f := range files {
-		if workloads.IsScenarioFile(f) {
-			if len(files) > 1 || len(sets) > 0 || seed != nil {
-				fmt.Fprintf(stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
-				return exitUsage
+	for i, f := range c.files {
+		if scenario.IsFile(f) {
+			if len(c.files) > 1 || len(c.sets) > 0 || c.seed != nil {
+				fmt.Fprintf(c.stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
+				return nil, exitUsage, false
 			}
-			return runScenario(f, stdout, stderr)
+			return nil, runScenario(f, c.stdout, c.stderr), false
 		}
 		lf, err := workloads.Load(f, opts)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			fmt.Fprintln(c.stderr, err)
 			bad = true
 			continue
 		}
 		loaded[i] = lf
 	}
 	if bad {
-		fmt.Fprintln(stderr, "nicsim run: invalid workload file; nothing was run")
-		return exitFailed
+		fmt.Fprintln(c.stderr, "nicsim run: invalid workload file; nothing was run")
+		return nil, exitFailed, false
 	}
-	dirs := make([]string, len(files))
+	return loaded, exitOK, true
+}
+
+// dirs are the output folders of the loaded files.
+func (c *runCmd) dirs(loaded []*workloads.File) []string {
+	dirs := make([]string, len(loaded))
 	for i, lf := range loaded {
 		leaf := fmt.Sprintf("%s-%d", lf.Stem, lf.Points[0].Run.Seed)
 		switch {
-		case *out == "":
+		case c.out == "":
 			dirs[i] = filepath.Join("results", "runs", leaf)
-		case len(files) == 1:
-			dirs[i] = *out
+		case len(loaded) == 1:
+			dirs[i] = c.out
 		default:
-			dirs[i] = filepath.Join(*out, leaf)
+			dirs[i] = filepath.Join(c.out, leaf)
 		}
 	}
-	var profPath string
-	if *prof != "" {
-		if err := os.MkdirAll(dirs[0], 0o755); err != nil {
-			fmt.Fprintf(stderr, "nicsim run: %v\n", err)
-			return exitFailed
-		}
-		mode := profile.CPUProfile
-		profPath = filepath.Join(dirs[0], "cpu.pprof")
-		if *prof == "mem" {
-			mode, profPath = profile.MemProfile, filepath.Join(dirs[0], "mem.pprof")
-		}
-		defer profile.Start(mode, profile.ProfilePath(dirs[0]), profile.Quiet, profile.NoShutdownHook).Stop()
+	return dirs
+}
+
+// startProfile profiles nicsim itself (cpu or mem) into dir; it returns
+// the function that ends the profile and the profile's path.
+func startProfile(kind, dir string) (func(), string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, "", err
 	}
-	poll, stopSignals := interruptSource()
-	defer stopSignals()
-	for i, lf := range loaded {
-		code := runOne(files[i], lf, dirs[i], sets, *trace, i == 0, profPath, *quiet, poll, args, stdout, stderr)
-		if code != exitOK {
-			return code
-		}
+	mode, path := profile.CPUProfile, filepath.Join(dir, "cpu.pprof")
+	if kind == "mem" {
+		mode, path = profile.MemProfile, filepath.Join(dir, "mem.pprof")
 	}
-	return exitOK
+	return profile.Start(mode, profile.ProfilePath(dir), profile.Quiet, profile.NoShutdownHook).Stop, path, nil
 }
 
 // usageTail adds the known kinds and presets to a command's -h output.
@@ -144,24 +189,34 @@ func usageTail(fs *flag.FlagSet, stderr io.Writer) {
 	}
 }
 
+// runJob is one loaded file to run into its output folder; the first file
+// also writes the trace and the profile.
+type runJob struct {
+	file    string
+	lf      *workloads.File
+	dir     string
+	trace   string
+	profile string
+	poll    func() bool
+}
+
 // runOne runs one loaded file and writes its output folder.
-func runOne(file string, lf *workloads.File, dir string, sets []string, tracePath string, first bool, profPath string,
-	quiet bool, poll func() bool, args []string, stdout, stderr io.Writer) int {
+func (c *runCmd) runOne(j *runJob) int {
 	started := time.Now()
-	pb := newProgress(stderr, lf.Stem)
-	ro := workloads.RunOptions{Interrupted: poll, Progress: pb.set}
+	pb := newProgress(c.stderr, j.lf.Stem)
+	ro := traffic.RunOptions{Interrupted: j.poll, Progress: pb.set}
 	var ct *sim.ChromeTrace
 	var tf *os.File
-	if tracePath != "" && first {
+	if j.trace != "" {
 		var err error
-		if tf, err = os.Create(tracePath); err != nil {
-			fmt.Fprintf(stderr, "nicsim run: --trace: %v\n", err)
+		if tf, err = os.Create(j.trace); err != nil {
+			fmt.Fprintf(c.stderr, "nicsim run: --trace: %v\n", err)
 			return exitFailed
 		}
 		ct = sim.NewChromeTrace(tf)
 		ro.Tracer = ct
 	}
-	res, err := workloads.RunFile(lf, ro)
+	res, err := traffic.RunFile(j.lf, ro)
 	pb.finish()
 	if ct != nil {
 		cerr := ct.Close()
@@ -169,45 +224,42 @@ func runOne(file string, lf *workloads.File, dir string, sets []string, tracePat
 			cerr = err2
 		}
 		if cerr != nil {
-			fmt.Fprintf(stderr, "nicsim run: trace %s: %v\n", tracePath, cerr)
+			fmt.Fprintf(c.stderr, "nicsim run: trace %s: %v\n", j.trace, cerr)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim run: %s: %v\n", file, err)
+		fmt.Fprintf(c.stderr, "nicsim run: %s: %v\n", j.file, err)
 		return exitFailed
 	}
-	w0 := lf.Points[0]
 	stop := res.Points[len(res.Points)-1].StopReason
-	cfg := config{Workload: w0.Name, Seed: w0.Run.Seed, Sets: sets, Sweep: lf.Sweep, Points: lf.Points,
-		Kinds: workloads.KindNames(), Presets: workloads.PresetNames()}
-	if len(lf.Sweep) > 0 {
-		for _, p := range lf.Points {
-			cfg.Labels = append(cfg.Labels, workloads.Label(p.Point))
-		}
-	}
-	m := meta{Version: version, File: file, Args: args, Seed: w0.Run.Seed, Partial: res.Partial, StopReason: stop,
-		StartedAt: started.UTC().Format(time.RFC3339), WallSeconds: time.Since(started).Seconds()}
-	if first {
-		m.Trace, m.Profile = tracePath, profPath
-	}
-	if err := writeOutputs(dir, res, cfg, m); err != nil {
-		fmt.Fprintf(stderr, "nicsim run: writing %s: %v\n", dir, err)
+	m := results.NewMeta(version, j.file, c.args, j.lf.Points[0].Run.Seed, started)
+	m.Partial, m.StopReason, m.Trace, m.Profile = res.Partial, stop, j.trace, j.profile
+	m.WallSeconds = time.Since(started).Seconds()
+	if err := results.WriteRun(j.dir, res, results.NewConfig(j.lf, c.sets), m); err != nil {
+		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.dir, err)
 		return exitFailed
 	}
-	printWarnings(stderr, "run", res)
-	if !quiet {
-		printSummary(stdout, file, lf, res)
-		fmt.Fprintf(stdout, "results: %s\n", dir)
-		if ct != nil {
-			fmt.Fprintf(stdout, "trace: %s (%d spans; open in ui.perfetto.dev)\n", tracePath, ct.Events())
-		}
-	}
+	c.report(j, res, ct)
 	if stop == "interrupted" {
-		fmt.Fprintf(stderr, "nicsim run: interrupted; partial results written to %s\n", dir)
+		fmt.Fprintf(c.stderr, "nicsim run: interrupted; partial results written to %s\n", j.dir)
 		return exitInterrupted
 	}
 	if res.Partial {
-		fmt.Fprintf(stderr, "nicsim run: %s: stopped at sim_time_max_us before every generator finished; results marked partial\n", file)
+		fmt.Fprintf(c.stderr, "nicsim run: %s: stopped at sim_time_max_us before every generator finished; results marked partial\n", j.file)
 	}
 	return exitOK
+}
+
+// report prints a run's warnings, and unless quiet its summary, output
+// folder and trace.
+func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
+	printWarnings(c.stderr, "run", res)
+	if c.quiet {
+		return
+	}
+	printSummary(c.stdout, j.file, j.lf, res)
+	fmt.Fprintf(c.stdout, "results: %s\n", j.dir)
+	if ct != nil {
+		fmt.Fprintf(c.stdout, "trace: %s (%d spans; open in ui.perfetto.dev)\n", j.trace, ct.Events())
+	}
 }

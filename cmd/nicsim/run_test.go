@@ -10,7 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 const builtinDir = "../../workloads"
@@ -46,7 +47,7 @@ func TestRunPrintsSummaryAndWritesOutputFolder(t *testing.T) {
 	for _, name := range []string{"results.json", "results.csv", "config.json", "meta.json"} {
 		require.FileExists(t, filepath.Join(out, name))
 	}
-	var m meta
+	var m results.Meta
 	b, _ := os.ReadFile(filepath.Join(out, "meta.json"))
 	require.NoError(t, json.Unmarshal(b, &m))
 	require.Equal(t, version, m.Version)
@@ -191,7 +192,7 @@ func TestEveryBuiltinWorkloadPassesCheckAndRuns(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, len(files), strings.Count(stdout, ": ok:"))
 	for _, f := range files {
-		if workloads.IsScenarioFile(f) {
+		if scenario.IsFile(f) {
 			code, stdout, stderr := nicsim(t, "run", f)
 			require.Equal(t, exitOK, code, "%s: %s", f, stderr)
 			require.Contains(t, stdout, `"step":1,`)

@@ -5,20 +5,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 // runScenario runs one scenario file: one JSON line per call, callback and
 // completion on stdout; the first failed expectation on stderr, exit 1.
 func runScenario(file string, stdout, stderr io.Writer) int {
-	s, err := workloads.LoadScenario(file)
+	s, err := scenario.Load(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		fmt.Fprintln(stderr, "nicsim run: invalid scenario file; nothing was run")
 		return exitFailed
 	}
 	if err := s.Run(stdout); err != nil {
-		var f *workloads.ScenarioFailure
+		var f *scenario.Failure
 		if errors.As(err, &f) {
 			fmt.Fprintf(stderr, "nicsim run: scenario %q: %v\n", s.Name, f)
 		} else {
@@ -32,7 +32,7 @@ func runScenario(file string, stdout, stderr io.Writer) int {
 
 // checkScenario validates a scenario file without running it.
 func checkScenario(file string, stdout, stderr io.Writer) bool {
-	s, err := workloads.LoadScenario(file)
+	s, err := scenario.Load(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return false

@@ -23,7 +23,7 @@ func TestScenarioRunPrintsOneJSONLinePerCallAndCompletion(t *testing.T) {
 }
 
 func TestScenarioWrongExpectationFailsNamingTheStep(t *testing.T) {
-	f := filepath.Join(builtinDir, "testdata", "scenario-wrong-expect.yaml")
+	f := filepath.Join(builtinDir, "scenario", "testdata", "scenario-wrong-expect.yaml")
 	code, stdout, stderr := nicsim(t, "run", f)
 	require.Equal(t, exitFailed, code)
 	require.Contains(t, stderr, f+`:10: step 3 "init a normal MR" failed: init_fr_mr on a.mr: expected STATUS_SUCCESS, got STATUS_INVALID_DEVICE_REQUEST (0xC0000010)`)
@@ -46,7 +46,7 @@ func TestScenarioDecodeErrorIsReportedWithFileLine(t *testing.T) {
 }
 
 func TestScenarioRunIsDeterministic(t *testing.T) {
-	f := filepath.Join(builtinDir, "testdata", "scenario-write-bytes.yaml")
+	f := filepath.Join(builtinDir, "scenario", "testdata", "scenario-write-bytes.yaml")
 	_, a, _ := nicsim(t, "run", f)
 	code, b, stderr := nicsim(t, "run", f)
 	require.Equal(t, exitOK, code, stderr)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,142 +10,55 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/traffic"
 )
-
-func init() {
-	register("sweep", "run a workload's sweep points in parallel; CSV, JSON and plots", runSweepCmd)
-}
 
 const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE"
 
-// sweepMeta is meta.json of a sweep: how it was run.
-type sweepMeta struct {
-	meta
-	Jobs   int      `json:"jobs"`
-	Shard  string   `json:"shard,omitempty"` // "i/n" for a shard
-	Points int      `json:"points_run"`
-	Plots  []string `json:"plots,omitempty"`
+// sweepCmd is one `nicsim sweep`: its flags and its loaded file.
+type sweepCmd struct {
+	file    string
+	jobs    int
+	shard   int // this shard, 0-based
+	shards  int // 1: the whole sweep
+	out     string
+	sets    multiFlag
+	plots   results.PlotSpec
+	noPlots bool
+	quiet   bool
+	lf      *workloads.File
 }
 
 func runSweepCmd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sweep", sweepUsage, stderr)
-	jobs := fs.Int("jobs", runtime.NumCPU(), "points run at once (1..1024); results do not depend on it")
-	shard := fs.String("shard", "", "run only shard i of n (i/n, 0-based), for spreading a sweep over machines; combine with nicsim merge")
-	out := fs.String("out", "", "output folder (default results/runs/<file-stem>-<seed>-sweep[-shard-i-of-n])")
-	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
-	var sets multiFlag
-	fs.Var(&sets, "set", "override a key before validation, as path=value (repeatable)")
-	x := fs.String("x", "", "sweep axis for the plots' x axis (default: the first axis)")
-	var metrics multiFlag
-	fs.Var(&metrics, "metric", "metric to plot (repeatable; default throughput_mops and latency_ns_p99): "+strings.Join(plotMetricNames(), ", "))
-	noPlots := fs.Bool("no-plots", false, "write no plots")
-	quiet := fs.Bool("quiet", false, "do not print the summary table")
-	usageTail(fs, stderr)
-	files, code, ok := parseInterleaved(fs, args)
+	c, code, ok := parseSweep(args, stderr)
 	if !ok {
 		return code
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "nicsim sweep: want one workload file, got %d\n", len(files))
-		fs.Usage()
-		return exitUsage
-	}
-	if *jobs < 1 || *jobs > 1024 {
-		fmt.Fprintf(stderr, "nicsim sweep: --jobs %d is out of range 1..1024\n", *jobs)
-		return exitUsage
-	}
-	si, sn, err := parseShard(*shard)
-	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: --shard %v\n", err)
-		return exitUsage
-	}
-	var seed *uint64
-	if *seedStr != "" {
-		v, err := strconv.ParseUint(*seedStr, 0, 64)
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim sweep: --seed %q is not a whole number in 0..2^64-1\n", *seedStr)
-			return exitUsage
-		}
-		seed = &v
-	}
-	lf, err := workloads.Load(files[0], workloads.Options{Sets: sets, Seed: seed})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		fmt.Fprintln(stderr, "nicsim sweep: invalid workload file; nothing was run")
-		return exitFailed
-	}
-	ps := plotSpec{X: *x, Metrics: metrics}
-	if len(ps.Metrics) == 0 {
-		ps.Metrics = []string{"throughput_mops", "latency_ns_p99"}
-	}
-	if err := checkPlotSpec(ps, lf.Sweep); err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
-		return exitUsage
-	}
-	w0 := lf.Points[0]
-	dir := *out
-	if dir == "" {
-		leaf := fmt.Sprintf("%s-%d-sweep", lf.Stem, w0.Run.Seed)
-		if sn > 1 {
-			leaf += fmt.Sprintf("-shard-%d-of-%d", si, sn)
-		}
-		dir = filepath.Join("results", "runs", leaf)
-	}
+	dir := c.dir()
 	started := time.Now()
-	pb := newProgress(stderr, lf.Stem)
+	pb := newProgress(stderr, c.lf.Stem)
 	poll, stopSignals := interruptSource()
 	defer stopSignals()
-	res, err := workloads.RunSweep(lf, workloads.SweepOptions{Jobs: *jobs, Shard: si, Shards: sn, Interrupted: poll,
+	res, err := traffic.RunSweep(c.lf, traffic.SweepOptions{Jobs: c.jobs, Shard: c.shard, Shards: c.shards, Interrupted: poll,
 		Progress: func(done, total int) { pb.set(float64(done) / float64(total)) }})
 	pb.finish()
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %s: %v\n", files[0], err)
+		fmt.Fprintf(stderr, "nicsim sweep: %s: %v\n", c.file, err)
 		return exitFailed
 	}
-	cfg := config{Workload: w0.Name, Seed: w0.Run.Seed, Sets: sets, Sweep: lf.Sweep, Points: lf.Points,
-		Kinds: workloads.KindNames(), Presets: workloads.PresetNames()}
-	for _, p := range lf.Points {
-		cfg.Labels = append(cfg.Labels, workloads.Label(p.Point))
-	}
-	stop := "complete"
-	if res.Partial {
-		stop = "interrupted"
-	}
-	m := sweepMeta{meta: meta{Version: version, File: files[0], Args: args, Seed: w0.Run.Seed, Partial: res.Partial,
-		StopReason: stop, StartedAt: started.UTC().Format(time.RFC3339)}, Jobs: *jobs, Points: len(res.Points)}
-	if sn > 1 {
-		m.Shard = fmt.Sprintf("%d/%d", si, sn)
-	}
-	if err := writeOutputs(dir, res, cfg, meta{}); err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: writing %s: %v\n", dir, err)
-		return exitFailed
-	}
-	if !*noPlots && sn < 2 && !res.Partial {
-		plots, err := writePlots(dir, res, ps)
-		if err == nil {
-			var cdf []string
-			cdf, err = writeCDFPlots(dir, res)
-			plots = append(plots, cdf...)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
-			return exitFailed
-		}
-		m.Plots = plots
-	}
-	m.WallSeconds = time.Since(started).Seconds()
-	m.GoVersion = runtime.Version()
-	if err := writeJSON(filepath.Join(dir, "meta.json"), m); err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: writing %s: %v\n", dir, err)
+	m, err := c.write(dir, res, args, started)
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 		return exitFailed
 	}
 	printWarnings(stderr, "sweep", res)
-	if !*quiet {
+	if !c.quiet {
 		if len(res.Points) > 0 {
-			printSummary(stdout, files[0], lf, res)
+			printSummary(stdout, c.file, c.lf, res)
 		}
-		fmt.Fprintf(stdout, "%d of %d points run with %d jobs in %.2f s; results: %s\n", len(res.Points), len(lf.Points), *jobs, m.WallSeconds, dir)
+		fmt.Fprintf(stdout, "%d of %d points run with %d jobs in %.2f s; results: %s\n", len(res.Points), len(c.lf.Points), c.jobs, m.WallSeconds, dir)
 		for _, p := range m.Plots {
 			fmt.Fprintf(stdout, "plot: %s\n", p)
 		}
@@ -154,6 +68,119 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	return exitOK
+}
+
+// parseSweep parses the flags and loads the file; false when the command
+// stops (help, a usage error or an invalid file, with its exit code).
+func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
+	c := &sweepCmd{}
+	fs := newFlagSet("sweep", sweepUsage, stderr)
+	fs.IntVar(&c.jobs, "jobs", runtime.NumCPU(), "points run at once (1..1024); results do not depend on it")
+	shard := fs.String("shard", "", "run only shard i of n (i/n, 0-based), for spreading a sweep over machines; combine with nicsim merge")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-sweep[-shard-i-of-n])")
+	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
+	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable)")
+	metrics := plotFlags(fs, &c.plots, &c.noPlots)
+	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	usageTail(fs, stderr)
+	files, code, ok := parseInterleaved(fs, args)
+	if !ok {
+		return nil, code, false
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "nicsim sweep: want one workload file, got %d\n", len(files))
+		fs.Usage()
+		return nil, exitUsage, false
+	}
+	c.file = files[0]
+	if c.jobs < 1 || c.jobs > 1024 {
+		fmt.Fprintf(stderr, "nicsim sweep: --jobs %d is out of range 1..1024\n", c.jobs)
+		return nil, exitUsage, false
+	}
+	var err error
+	if c.shard, c.shards, err = parseShard(*shard); err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: --shard %v\n", err)
+		return nil, exitUsage, false
+	}
+	seed, ok := parseSeed("sweep", *seedStr, stderr)
+	if !ok {
+		return nil, exitUsage, false
+	}
+	if c.lf, err = workloads.Load(c.file, workloads.Options{Sets: c.sets, Seed: seed}); err != nil {
+		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "nicsim sweep: invalid workload file; nothing was run")
+		return nil, exitFailed, false
+	}
+	if err := checkPlotFlags(&c.plots, *metrics, c.lf.Sweep); err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
+		return nil, exitUsage, false
+	}
+	return c, exitOK, true
+}
+
+// dir is the output folder.
+func (c *sweepCmd) dir() string {
+	if c.out != "" {
+		return c.out
+	}
+	leaf := fmt.Sprintf("%s-%d-sweep", c.lf.Stem, c.lf.Points[0].Run.Seed)
+	if c.shards > 1 {
+		leaf += fmt.Sprintf("-shard-%d-of-%d", c.shard, c.shards)
+	}
+	return filepath.Join("results", "runs", leaf)
+}
+
+// write writes the output folder: results, config, the plots of a whole,
+// complete sweep, and last meta.json.
+func (c *sweepCmd) write(dir string, res *results.Result, args []string, started time.Time) (*results.SweepMeta, error) {
+	w0 := c.lf.Points[0]
+	stop := "complete"
+	if res.Partial {
+		stop = "interrupted"
+	}
+	m := &results.SweepMeta{Meta: results.NewMeta(version, c.file, args, w0.Run.Seed, started), Jobs: c.jobs, Points: len(res.Points)}
+	m.Partial, m.StopReason = res.Partial, stop
+	if c.shards > 1 {
+		m.Shard = fmt.Sprintf("%d/%d", c.shard, c.shards)
+	}
+	cfg := results.NewConfig(c.lf, c.sets)
+	cfg.Labels = results.PointLabels(c.lf) // a sweep's config lists every point's label
+	err := results.WriteResults(dir, res)
+	if err == nil {
+		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %v", dir, err)
+	}
+	if !c.noPlots && c.shards < 2 && !res.Partial {
+		if m.Plots, err = results.WritePlots(dir, res, c.plots); err != nil {
+			return nil, err
+		}
+	}
+	m.WallSeconds = time.Since(started).Seconds()
+	if err := results.WriteJSON(filepath.Join(dir, results.MetaJSON), m); err != nil {
+		return nil, fmt.Errorf("writing %s: %v", dir, err)
+	}
+	return m, nil
+}
+
+// plotFlags adds --x, --metric and --no-plots to fs.
+func plotFlags(fs *flag.FlagSet, ps *results.PlotSpec, noPlots *bool) *multiFlag {
+	var metrics multiFlag
+	fs.StringVar(&ps.X, "x", "", "sweep axis for the plots' x axis (default: the first axis)")
+	fs.Var(&metrics, "metric", "metric to plot (repeatable; default throughput_mops and latency_ns_p99): "+strings.Join(results.PlotMetricNames(), ", "))
+	fs.BoolVar(noPlots, "no-plots", false, "write no plots")
+	return &metrics
+}
+
+// checkPlotFlags completes the plot spec with the --metric flags (or the
+// default metrics) and checks it against the sweep's axes.
+func checkPlotFlags(ps *results.PlotSpec, metrics multiFlag, axes []workloads.SweepAxis) error {
+	ps.Metrics = metrics
+	if len(ps.Metrics) == 0 {
+		ps.Metrics = results.DefaultPlotMetrics
+	}
+	return results.CheckPlotSpec(*ps, axes)
 }
 
 // parseShard parses "i/n" (0 <= i < n <= ShardsMax); "" is the whole sweep.

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/results"
 )
 
 // printWarnings writes every point's warnings to w, naming the point.
-func printWarnings(w io.Writer, cmd string, r *workloads.Result) {
+func printWarnings(w io.Writer, cmd string, r *results.Result) {
 	for _, p := range r.Points {
 		for _, m := range p.Warnings {
 			if p.Label != "" {

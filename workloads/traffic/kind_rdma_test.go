@@ -1,4 +1,4 @@
-package workloads
+package traffic
 
 import (
 	"encoding/json"
@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/results"
 )
 
-func rdmaGen(t *testing.T, src string, sets ...string) GenResult {
+func rdmaGen(t *testing.T, src string, sets ...string) results.GenResult {
 	t.Helper()
 	r := runSrc(t, src, sets...)
 	require.Len(t, r.Points, 1)

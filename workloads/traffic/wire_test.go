@@ -1,9 +1,11 @@
-package workloads
+package traffic
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // TestWireLatencyAddsTwiceToARemoteWrite: adapter.wire sets the link between
@@ -18,7 +20,7 @@ func TestWireLatencyAddsTwiceToARemoteWrite(t *testing.T) {
 	t.Logf("64 B RDMA Write p50: wire 500 ns one way %.1f ns, 1500 ns one way %.1f ns", base.LatencyNS.P50, slow.LatencyNS.P50)
 	require.InDelta(t, 2000, slow.LatencyNS.P50-base.LatencyNS.P50, 20)
 
-	_, err := Load(writeTemp(t, "name: x\nadapter: {wire: {gbit_per_s: 0}}\n"+run+gen), Options{})
+	_, err := workloads.Load(writeTemp(t, "name: x\nadapter: {wire: {gbit_per_s: 0}}\n"+run+gen), workloads.Options{})
 	require.ErrorContains(t, err, "adapter.wire.gbit_per_s")
 	require.ErrorContains(t, err, "1..10000")
 }

@@ -1,4 +1,4 @@
-package workloads
+package scenario
 
 import (
 	"bytes"
@@ -8,11 +8,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func runScenarioText(t *testing.T, src string) (string, error) {
 	t.Helper()
-	s, err := LoadScenarioBytes("s.yaml", []byte(src))
+	s, err := LoadBytes("s.yaml", []byte(src))
 	require.NoError(t, err)
 	var out bytes.Buffer
 	err = s.Run(&out)
@@ -20,7 +22,7 @@ func runScenarioText(t *testing.T, src string) (string, error) {
 }
 
 func TestBuiltinScenarioWalkPasses(t *testing.T) {
-	s, err := LoadScenario("scenario-ndk-walk.yaml")
+	s, err := Load("../scenario-ndk-walk.yaml")
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, s.Run(&out))
@@ -35,7 +37,7 @@ func TestBuiltinScenarioWalkPasses(t *testing.T) {
 }
 
 func TestScenarioWriteMovesExactlyItsBytesAndARefusedWriteNone(t *testing.T) {
-	s, err := LoadScenario("testdata/scenario-write-bytes.yaml")
+	s, err := Load("testdata/scenario-write-bytes.yaml")
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, s.Run(&out), out.String())
@@ -53,7 +55,7 @@ steps:
     check: {host: a, va: 0x1000, length: 64, pattern_seed: 3}
 `
 	out, err := runScenarioText(t, src)
-	var f *ScenarioFailure
+	var f *Failure
 	require.True(t, errors.As(err, &f), "%v", err)
 	require.Equal(t, 3, f.Step)
 	require.Equal(t, 6, f.Line) // the step starts at its "- name:" line
@@ -83,7 +85,7 @@ steps:
 }
 
 func TestScenarioWrongExpectationNamesTheStep(t *testing.T) {
-	s, err := LoadScenario("testdata/scenario-wrong-expect.yaml")
+	s, err := Load("testdata/scenario-wrong-expect.yaml")
 	require.NoError(t, err)
 	var out bytes.Buffer
 	err = s.Run(&out)
@@ -105,18 +107,18 @@ func TestScenarioDecodeErrorsHaveFileLine(t *testing.T) {
 		"scenario: x\nhosts: [{name: a}]\n":                                                                                   "s.yaml:1:1: steps: a non-empty list of steps is needed",
 	}
 	for src, want := range cases {
-		_, err := LoadScenarioBytes("s.yaml", []byte(src))
+		_, err := LoadBytes("s.yaml", []byte(src))
 		require.ErrorContains(t, err, want, src)
 	}
-	many := "scenario: x\nhosts: [{name: a}]\nsteps:\n" + strings.Repeat("  - run: {until: idle}\n", ScenarioStepsMax+1)
-	_, err := LoadScenarioBytes("s.yaml", []byte(many))
+	many := "scenario: x\nhosts: [{name: a}]\nsteps:\n" + strings.Repeat("  - run: {until: idle}\n", StepsMax+1)
+	_, err := LoadBytes("s.yaml", []byte(many))
 	require.ErrorContains(t, err, "10001 steps is more than 10000")
 }
 
 func TestScenarioIsDeterministic(t *testing.T) {
 	var outs [2]bytes.Buffer
 	for i := range outs {
-		s, err := LoadScenario("scenario-ndk-walk.yaml")
+		s, err := Load("../scenario-ndk-walk.yaml")
 		require.NoError(t, err)
 		require.NoError(t, s.Run(&outs[i]))
 	}
@@ -124,8 +126,8 @@ func TestScenarioIsDeterministic(t *testing.T) {
 }
 
 func TestIsScenario(t *testing.T) {
-	require.True(t, IsScenarioFile("scenario-ndk-walk.yaml"))
-	require.False(t, IsScenarioFile("quickstart.yaml"))
+	require.True(t, IsFile("../scenario-ndk-walk.yaml"))
+	require.False(t, IsFile("../quickstart.yaml"))
 	require.False(t, IsScenario([]byte("- a\n")))
 }
 
@@ -143,15 +145,15 @@ steps:
 
 // FuzzLoadScenario: decoding never panics and every failure is a located list.
 func FuzzLoadScenario(f *testing.F) {
-	for _, p := range []string{"scenario-ndk-walk.yaml", "testdata/scenario-write-bytes.yaml", "testdata/scenario-wrong-expect.yaml"} {
+	for _, p := range []string{"../scenario-ndk-walk.yaml", "testdata/scenario-write-bytes.yaml", "testdata/scenario-wrong-expect.yaml"} {
 		b, err := os.ReadFile(p)
 		require.NoError(f, err)
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := LoadScenarioBytes("fuzz.yaml", data)
+		_, err := LoadBytes("fuzz.yaml", data)
 		if err != nil {
-			var es Errors
+			var es workloads.Errors
 			if !errors.As(err, &es) || len(es) == 0 {
 				t.Fatalf("error is not a located list: %v", err)
 			}
@@ -160,7 +162,7 @@ func FuzzLoadScenario(f *testing.F) {
 }
 
 func TestScenarioReadSendReceiveInvalidateFlushClose(t *testing.T) {
-	s, err := LoadScenario("testdata/scenario-send-read.yaml")
+	s, err := Load("testdata/scenario-send-read.yaml")
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, s.Run(&out), out.String())

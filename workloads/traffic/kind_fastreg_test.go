@@ -1,22 +1,21 @@
-package workloads
+package traffic
 
 import (
 	"encoding/json"
 	"os"
-	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nicsim/nicsim/mtt"
 	"github.com/nicsim/nicsim/nic"
-	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 const frInv = "generators:\n  - {name: fr, kind: fast_register_invalidate, streams: 2, outstanding: 2"
 
-func statValue(t *testing.T, p PointResult, name string) uint64 {
+func statValue(t *testing.T, p results.PointResult, name string) uint64 {
 	t.Helper()
 	for _, s := range p.Stats {
 		if s.Name == name {
@@ -66,9 +65,9 @@ func TestSetupRunsPendingCreationCallsBeforeWarmup(t *testing.T) {
 // several times the throughput (the nic package measures 4.9x at 16 QPs x
 // 8). The built-in workload must show it.
 func TestInlineVsDMAWorkloadShowsSeveralTimesTheThroughput(t *testing.T) {
-	src, err := os.ReadFile("fastreg-inline-vs-dma.yaml")
+	src, err := os.ReadFile("../fastreg-inline-vs-dma.yaml")
 	require.NoError(t, err)
-	f, err := LoadBytes("fastreg-inline-vs-dma.yaml", src, Options{Sets: []string{"run.duration_us=1000"}})
+	f, err := workloads.LoadBytes("../fastreg-inline-vs-dma.yaml", src, workloads.Options{Sets: []string{"run.duration_us=1000"}})
 	require.NoError(t, err)
 	r, err := RunFile(f, RunOptions{})
 	require.NoError(t, err)
@@ -93,12 +92,12 @@ func TestInlineVsDMAWorkloadShowsSeveralTimesTheThroughput(t *testing.T) {
 // docs/sources.md 2: one doorbell per DEFER chain; with defer_chain 2 a chain
 // of FastRegister(DEFER)+Invalidate rings one doorbell for two WRs.
 func TestDeferChainHalvesDoorbellsAndRaisesThroughput(t *testing.T) {
-	run := func(chain string) PointResult {
+	run := func(chain string) results.PointResult {
 		return runSrc(t, "adapter: {nic: {wqe_by_mmio: false}}\nrun: {warmup_us: 5, duration_us: 300}\n"+
 			"generators:\n  - {name: fr, kind: fast_register_invalidate, outstanding: 32, defer_chain: "+chain+"}\n").Points[0]
 	}
 	one, two, eight := run("1"), run("2"), run("8")
-	db := func(p PointResult) float64 {
+	db := func(p results.PointResult) float64 {
 		return float64(statValue(t, p, "NIC.Doorbell.Doorbells")) / float64(statValue(t, p, "NIC.FastRegister.Posted"))
 	}
 	t.Logf("doorbells per chain: %.2f, %.2f, %.2f; M chains/s: %.2f, %.2f, %.2f", db(one), db(two), db(eight),
@@ -114,17 +113,17 @@ func TestDeferChainHalvesDoorbellsAndRaisesThroughput(t *testing.T) {
 // was posted, so a closed loop would retry it forever at one instant.
 func TestInlineFailureStopsTheRunWithTheStatus(t *testing.T) {
 	f := load(t, "run: {warmup_us: 0, duration_us: 20}\n"+frInv+"}\n")
-	f.Points[0].Generators[0].Params.(*frInvParams).RemoteAccess = false // bypass Check
+	f.Points[0].Generators[0].Params.(*workloads.FRInvParams).RemoteAccess = false // bypass Check
 	_, err := RunFile(f, RunOptions{})
 	require.ErrorContains(t, err, "NdkFastRegister failed inline with "+nic.StatusAccessViolation.String())
 }
 
 func TestFastRegisterInvalidateDeterministic(t *testing.T) {
-	src, err := os.ReadFile("quickstart.yaml")
+	src, err := os.ReadFile("../quickstart.yaml")
 	require.NoError(t, err)
 	var out [2][]byte
 	for i := range out {
-		f, err := LoadBytes("quickstart.yaml", src, Options{Sets: []string{"run.duration_us=200"}})
+		f, err := workloads.LoadBytes("../quickstart.yaml", src, workloads.Options{Sets: []string{"run.duration_us=200"}})
 		require.NoError(t, err)
 		r, err := RunFile(f, RunOptions{})
 		require.NoError(t, err)
@@ -132,53 +131,6 @@ func TestFastRegisterInvalidateDeterministic(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, string(out[0]), string(out[1]))
-}
-
-func TestFastRegisterInvalidateChecksNameTheKey(t *testing.T) {
-	for _, c := range []struct{ gen, want string }{
-		{"pages: 300", "generators.fr.pages: pages up to 300 exceed adapter.nic.frmr_page_count = 256"},
-		{"pages: 9, mr_pages: 8", "generators.fr.pages: pages up to 9 exceed mr_pages = 8"},
-		{"name: x", "generators.x.outstanding: 600 operations of 2 WRs need a QP depth of 1200, more than adapter.nic.max_initiator_queue_depth = 1024"},
-		{"remote_access: false", "generators.fr.rights: remote rights on MRs initialised without remote_access"},
-		{"defer_chain: 0", "generators.fr.defer_chain: 0 is out of range 1..1024"},
-		{"rights: [local_write]", `"local_write" is not one of "remote_read", "remote_write"`},
-	} {
-		src := frInv
-		if c.gen == "name: x" {
-			src = "generators:\n  - {kind: fast_register_invalidate, outstanding: 600"
-		}
-		msg := loadErr(t, "run: {duration_us: 5}\n"+src+", "+c.gen+"}\n")
-		require.Contains(t, msg, c.want, c.gen)
-	}
-	msg := loadErr(t, "adapter: {nic: {inline_page_list_entries_max: 0}}\nrun: {duration_us: 5}\n"+frInv+", inline_page_list: true}\n")
-	require.Contains(t, msg, "generators.fr.inline_page_list: true needs adapter.nic.inline_page_list_entries_max > 0")
-	msg = loadErr(t, "adapter: {nic: {qps_max: 1e9, clock_period_ps: 500}}\nrun: {duration_us: 5}\n"+frInv+"}\n")
-	require.Contains(t, msg, "adapter.nic.qps_max: 1e9 is out of range 1..2^20")
-	msg = loadErr(t, "adapter: {nic: {clock_period_ps: 500}}\nrun: {duration_us: 5}\n"+frInv+"}\n")
-	require.Contains(t, msg, "adapter.nic.clock_period_ps: 500 must equal adapter.mtt.clock_period_ps = 1000")
-	require.Contains(t, loadErr(t, "adapter: {nic: {tpt: {}}}\nrun: {duration_us: 5}\n"+frInv+"}\n"), "adapter.nic.tpt: unknown key")
-}
-
-// Every number or string a file can set in a model spec has a rule in
-// modelRules (bools need none), so fields the model packages add are
-// bounded before a file can set them.
-func TestEveryModelFieldHasARule(t *testing.T) {
-	var walk func(ty reflect.Type, path string)
-	walk = func(ty reflect.Type, path string) {
-		for _, f := range fieldsOf(ty) {
-			ft := ty.Field(f.index).Type
-			switch ft.Kind() {
-			case reflect.Struct:
-				walk(ft, path+"."+f.name)
-			case reflect.Bool:
-			default:
-				require.NotEmpty(t, f.rule, "%s.%s has no rule in modelRules", path, f.name)
-			}
-		}
-	}
-	walk(reflect.TypeFor[pcie.Spec](), "pcie")
-	walk(reflect.TypeFor[mtt.Spec](), "mtt")
-	walk(reflect.TypeFor[nic.Spec](), "nic")
 }
 
 // Open loop: chains arrive at a fixed rate below saturation and complete at
@@ -207,7 +159,7 @@ func (r *recordDone) Fail(_ sim.Tick, i uint64, reason string) {
 // first status name; a success completes it.
 func TestErrorCompletionFailsTheChainWithItsStatus(t *testing.T) {
 	d := &recordDone{failed: map[uint64]string{}}
-	s := &frInvSource{m: &Model{}, done: d, ops: make([]frOp, 2), pending: make([][]uint64, 1), inflight: []int{2}, perQP: 2}
+	s := &frInvSource{m: &Model{}, done: d, lat: pairLat{first: nic.OpFastRegister}, ops: make([]frOp, 2), pending: make([][]uint64, 1), inflight: []int{2}, perQP: 2}
 	s.result(10, &nic.Result{Status: nic.StatusInvalidDeviceState, Type: nic.OpFastRegister, RequestContext: 0})
 	s.result(11, &nic.Result{Status: nic.StatusCancelled, Type: nic.OpInvalidate, RequestContext: 0})
 	s.result(12, &nic.Result{Status: nic.StatusSuccess, Type: nic.OpFastRegister, RequestContext: 1})
@@ -215,5 +167,5 @@ func TestErrorCompletionFailsTheChainWithItsStatus(t *testing.T) {
 	require.Equal(t, map[uint64]string{0: nic.StatusInvalidDeviceState.String()}, d.failed)
 	require.Equal(t, []uint64{1}, d.ok)
 	require.Equal(t, 0, s.inflight[0])
-	require.Equal(t, uint64(1), s.frLat.Summarize().Count)
+	require.Equal(t, uint64(1), s.lat.firstLat.Summarize().Count)
 }

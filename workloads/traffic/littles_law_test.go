@@ -1,10 +1,13 @@
-package workloads
+package traffic
 
 import (
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // TestClosedLoopThroughputObeysLittlesLaw: with N operations always in
@@ -17,11 +20,11 @@ func TestClosedLoopThroughputObeysLittlesLaw(t *testing.T) {
 		outstanding int
 		durationUS  float64
 	}{{8, 20}, {32, 20}, {32, 200}} {
-		f, err := Load(writeTemp(t, `name: little
+		f, err := workloads.Load(writeTemp(t, `name: little
 adapter: {preset: e5-gen3x8}
 run: {seed: 3, warmup_us: 10, duration_us: `+strconv.FormatFloat(c.durationUS, 'g', -1, 64)+`}
-generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+itoa(c.outstanding)+`, size_bytes: 64, window_bytes: 8192}]
-`), Options{})
+generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+strconv.Itoa(c.outstanding)+`, size_bytes: 64, window_bytes: 8192}]
+`), workloads.Options{})
 		require.NoError(t, err)
 		res, err := RunFile(f, RunOptions{})
 		require.NoError(t, err)
@@ -37,16 +40,16 @@ generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+itoa(c.outstan
 // minimum to the maximum latency, never decreasing, with the summary's
 // percentiles on it.
 func TestLatencyCDFIsMonotoneAndSpansMinToMax(t *testing.T) {
-	f, err := Load(writeTemp(t, `name: cdf
+	f, err := workloads.Load(writeTemp(t, `name: cdf
 adapter: {preset: e5-gen3x8}
 run: {seed: 5, warmup_us: 10, duration_us: 100}
 generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, size_bytes: {uniform: {min: 64, max: 4096}}}]
-`), Options{})
+`), workloads.Options{})
 	require.NoError(t, err)
 	res, err := RunFile(f, RunOptions{})
 	require.NoError(t, err)
 	l := res.Points[0].Generators[0].LatencyNS
-	require.Len(t, l.CDF, len(CDFLevels))
+	require.Len(t, l.CDF, len(results.CDFLevels))
 	require.Equal(t, l.Min, l.CDF[0].NS)
 	require.Equal(t, l.Max, l.CDF[len(l.CDF)-1].NS)
 	for i := 1; i < len(l.CDF); i++ {
@@ -63,7 +66,7 @@ generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 2
 // same point is not.
 func TestColdFillWarningFlagsACacheStillWarming(t *testing.T) {
 	sets := []string{"regions.data.pages=16384", "adapter.mtt.mtt_cache.entries_max=65536", "sweep=null"}
-	f, err := Load("translation-reach-cliff.yaml", Options{Sets: sets})
+	f, err := workloads.Load("../translation-reach-cliff.yaml", workloads.Options{Sets: sets})
 	require.NoError(t, err)
 	r, err := RunFile(f, RunOptions{})
 	require.NoError(t, err)
@@ -71,7 +74,7 @@ func TestColdFillWarningFlagsACacheStillWarming(t *testing.T) {
 	require.Contains(t, r.Points[0].Warnings[0], "MTT cache still filling")
 	require.Contains(t, r.Points[0].Warnings[0], "run.warmup_us")
 
-	f, err = Load("translation-reach-cliff.yaml", Options{Sets: append(sets, "run.warmup_us=3000")})
+	f, err = workloads.Load("../translation-reach-cliff.yaml", workloads.Options{Sets: append(sets, "run.warmup_us=3000")})
 	require.NoError(t, err)
 	r, err = RunFile(f, RunOptions{})
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package workloads
+package results
 
 import (
 	"fmt"
@@ -8,21 +8,16 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// benchUnit maps a compare metric to its Go benchmark unit.
-var benchUnits = []struct {
-	metric string
-	unit   string
-	better string
-	get    func(*GenResult) float64
-}{
-	{"throughput_mops", "Mops/s", "higher", func(g *GenResult) float64 { return g.ThroughputMops }},
-	{"goodput_gbps", "Gb/s", "higher", func(g *GenResult) float64 { return g.GoodputGbps }},
-	{"latency_ns_mean", "mean-ns", "lower", func(g *GenResult) float64 { return g.LatencyNS.Mean }},
-	{"latency_ns_p50", "p50-ns", "lower", func(g *GenResult) float64 { return g.LatencyNS.P50 }},
-	{"latency_ns_p99", "p99-ns", "lower", func(g *GenResult) float64 { return g.LatencyNS.P99 }},
-	{"latency_ns_p999", "p999-ns", "lower", func(g *GenResult) float64 { return g.LatencyNS.P999 }},
-	{"latency_ns_max", "max-ns", "lower", func(g *GenResult) float64 { return g.LatencyNS.Max }},
-	{"failed", "failed-ops", "lower", func(g *GenResult) float64 { return float64(g.Failed) }},
+// benchMetrics are the metrics written in the Go benchmark format: those
+// with a BenchUnit, all per generator.
+func benchMetrics() []Metric {
+	var out []Metric
+	for _, m := range Metrics {
+		if m.BenchUnit != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // WriteBenchfmt writes r in the Go benchmark format
@@ -34,9 +29,10 @@ var benchUnits = []struct {
 // not empty, is written as the file-level config key "nicsim-result".
 func WriteBenchfmt(w io.Writer, r *Result, label string) error {
 	bw := benchfmt.NewWriter(w)
-	for _, u := range benchUnits {
-		for _, kv := range [][2]string{{"better", u.better}, {"assume", "exact"}} {
-			md := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: kv[0]}, OrigUnit: u.unit, Value: kv[1]}
+	units := benchMetrics()
+	for _, u := range units {
+		for _, kv := range [][2]string{{"better", u.Better.String()}, {"assume", "exact"}} {
+			md := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.BenchUnit, Key: kv[0]}, OrigUnit: u.BenchUnit, Value: kv[1]}
 			if err := bw.Write(md); err != nil {
 				return err
 			}
@@ -57,8 +53,8 @@ func WriteBenchfmt(w io.Writer, r *Result, label string) error {
 		for j := range p.Generators {
 			g := &p.Generators[j]
 			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name.String() + "/gen=" + benchNamePart(g.Name)), Iters: int(max(g.Completed, 1))}
-			for _, u := range benchUnits {
-				res.Values = append(res.Values, benchfmt.Value{Value: u.get(g), Unit: u.unit})
+			for _, u := range units {
+				res.Values = append(res.Values, benchfmt.Value{Value: u.Value(p, g), Unit: u.BenchUnit})
 			}
 			if err := bw.Write(res); err != nil {
 				return err

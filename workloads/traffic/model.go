@@ -1,4 +1,4 @@
-package workloads
+package traffic
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/pcie"
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // Model is the simulated hardware one run point drives: the NIC's PCIe link
@@ -46,6 +47,15 @@ type Model struct {
 	err     error // set by Fail
 }
 
+// Measure records in h the latency of a request started at start and
+// ended at now, when it started after warm-up (kinds' parts count only
+// what starts in the measured window).
+func (m *Model) Measure(h *sim.Histogram, start, now sim.Tick) {
+	if start >= m.WarmEnd {
+		h.Record(uint64(now - start))
+	}
+}
+
 // Fail stops the run with err (a kind's source found the workload cannot
 // go on); RunPoint returns it.
 func (m *Model) Fail(err error) {
@@ -53,6 +63,20 @@ func (m *Model) Fail(err error) {
 		m.err = err
 	}
 	m.Env.Engine.Stop()
+}
+
+// failed is the error that stopped the run: a source's (Fail) or a
+// generator's, or nil.
+func (m *Model) failed() error {
+	if m.err != nil {
+		return m.err
+	}
+	for _, g := range m.gens {
+		if g.err != nil {
+			return g.err
+		}
+	}
+	return nil
 }
 
 func (m *Model) generatorDone(now sim.Tick) {
@@ -68,7 +92,7 @@ func (m *Model) generatorDone(now sim.Tick) {
 
 // BuiltRegion is a region registered in the model.
 type BuiltRegion struct {
-	Region
+	workloads.Region
 	Token  mtt.Token
 	BaseVA uint64 // first byte; VA equals host address
 }
@@ -92,7 +116,7 @@ const hostBase = 0x10_0000_0000
 // the regions registered; every statistic registered under the model's
 // names (the link's under NIC.PCIe, the NIC's under NIC, its TPT's under
 // NIC.TPT).
-func Build(w *Workload) (*Model, error) {
+func Build(w *workloads.Workload) (*Model, error) {
 	env := sim.NewEnv(w.Run.Seed)
 	link, err := pcie.New(LinkName, w.Adapter.PCIe, env)
 	if err != nil {
@@ -112,7 +136,7 @@ func Build(w *Workload) (*Model, error) {
 		return nil, err
 	}
 	link.DMA().AddWaker(m)
-	if needsHostB(w) {
+	if w.NeedsHostB() {
 		if err := m.buildHostB(w, spec); err != nil {
 			return nil, err
 		}
@@ -130,22 +154,12 @@ func Build(w *Workload) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) register(r Region, host uint64) (BuiltRegion, error) {
+func (m *Model) register(r workloads.Region, host uint64) (BuiltRegion, error) {
 	shift := uint8(mtt.PageShift4K)
 	if r.PageBytes == 1<<mtt.PageShift2M {
 		shift = mtt.PageShift2M
 	}
-	var rights mtt.Rights
-	for _, s := range r.Rights {
-		switch s {
-		case "local_write":
-			rights |= mtt.RightLocalWrite
-		case "remote_read":
-			rights |= mtt.RightRemoteRead
-		case "remote_write":
-			rights |= mtt.RightRemoteWrite
-		}
-	}
+	rights := flagsOf(r.Rights, regionRights)
 	tok, err := m.TPT.Keys().Alloc(mtt.KindMR, 1)
 	if err != nil {
 		return BuiltRegion{}, err
@@ -213,7 +227,7 @@ func (k kickHandler) Handle(now sim.Tick, _ uint64) {
 // buildHostB adds host b: its own PCIe link and adapter of the same spec
 // (so its own host memory), joined to the NIC by a wire of nic's defaults;
 // their statistics register under B.NIC.PCIe and B.NIC.
-func (m *Model) buildHostB(w *Workload, spec nic.Spec) error {
+func (m *Model) buildHostB(w *workloads.Workload, spec nic.Spec) error {
 	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env)
 	if err != nil {
 		return err
@@ -234,16 +248,4 @@ func (m *Model) buildHostB(w *Workload, spec nic.Spec) error {
 	}
 	m.B, m.BLink, m.Wire = b, link, wire
 	return nil
-}
-
-// pdB returns host b's protection domain, created on first use.
-func (m *Model) pdB() (*nic.PD, error) {
-	if m.bPD == nil {
-		st, pd := m.B.CreatePD()
-		if st != nic.StatusSuccess {
-			return nil, fmt.Errorf("NdkCreatePd on host b: %v", st)
-		}
-		m.bPD = pd
-	}
-	return m.bPD, nil
 }

@@ -1,4 +1,4 @@
-package workloads
+package traffic
 
 import (
 	"encoding/json"
@@ -9,15 +9,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
+	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
-func runSrc(t *testing.T, src string, sets ...string) *Result {
-	t.Helper()
-	f := load(t, src, sets...)
-	r, err := RunFile(f, RunOptions{})
-	require.NoError(t, err)
-	return r
+// Every operation kind a workload file can name has a source.
+func TestEveryKindHasASource(t *testing.T) {
+	for _, k := range workloads.KindNames() {
+		_, ok := sources[k]
+		require.True(t, ok, "kind %s has no source (RegisterSource)", k)
+	}
 }
 
 // One outstanding 64 B read on the default preset takes the measured
@@ -95,15 +98,15 @@ func TestTranslateFailuresAreCountedByReason(t *testing.T) {
 		"generators: [{kind: translate, region: ro, access: remote_write, outstanding: 4}]\n")
 	g := r.Points[0].Generators[0]
 	require.Equal(t, g.Completed, g.Failed)
-	require.Equal(t, []ReasonCount{{Reason: "no-remote-write", Count: g.Failed}}, g.Failures)
+	require.Equal(t, []results.ReasonCount{{Reason: "no-remote-write", Count: g.Failed}}, g.Failures)
 }
 
 // The built-in cliff workload, cut short: the plateau below the MTT cache's
 // reach (16 MiB) is the 1/cycle port limit; 4x past it, a few percent of it.
 func TestTranslationReachCliffWorkloadShowsTheCliff(t *testing.T) {
-	f, err := Load("translation-reach-cliff.yaml", Options{Sets: []string{"run.ops=1500"}})
+	f, err := workloads.Load("../translation-reach-cliff.yaml", workloads.Options{Sets: []string{"run.ops=1500"}})
 	require.NoError(t, err)
-	f.Points = []*Workload{f.Points[1], f.Points[len(f.Points)-1]}
+	f.Points = []*workloads.Workload{f.Points[1], f.Points[len(f.Points)-1]}
 	r, err := RunFile(f, RunOptions{})
 	require.NoError(t, err)
 	below, above := r.Points[0], r.Points[1]
@@ -116,7 +119,7 @@ func TestTranslationReachCliffWorkloadShowsTheCliff(t *testing.T) {
 
 func TestSameFileAndSeedGiveByteIdenticalResults(t *testing.T) {
 	run := func(seed uint64) []byte {
-		f, err := Load("testdata/full.yaml", Options{Seed: &seed})
+		f, err := workloads.Load("../testdata/full.yaml", workloads.Options{Seed: &seed})
 		require.NoError(t, err)
 		r, err := RunFile(f, RunOptions{})
 		require.NoError(t, err)
@@ -129,8 +132,8 @@ func TestSameFileAndSeedGiveByteIdenticalResults(t *testing.T) {
 	require.NotEqual(t, string(a), string(run(4)), "the seed matters (Poisson-free file, but random sizes and offsets)")
 }
 
-// A kind registered from outside the loader, the way the NIC's operations
-// will be: nothing else changes to make it loadable, runnable and measured.
+// A kind registered from outside the loader, with its source: nothing else
+// changes to make it loadable, runnable and measured.
 type fixedLatency struct {
 	eng *sim.Engine
 	ps  sim.Tick
@@ -147,12 +150,12 @@ type fixedParams struct {
 }
 
 func TestKindRegisteredFromOutsidePlugsIn(t *testing.T) {
-	if _, ok := LookupKind("test_fixed"); !ok {
-		RegisterKind(Kind{Name: "test_fixed", Summary: "test: completes after latency_ns",
-			Params: func() any { return &fixedParams{LatencyNS: 100} },
-			New: func(m *Model, g *Generator, rng *rand.Rand) (Source, error) {
-				return &fixedLatency{eng: m.Env.Engine, ps: sim.Tick(g.Params.(*fixedParams).LatencyNS) * sim.NS}, nil
-			}})
+	if _, ok := workloads.LookupKind("test_fixed"); !ok {
+		workloads.RegisterKind(workloads.Kind{Name: "test_fixed", Summary: "test: completes after latency_ns",
+			Params: func() any { return &fixedParams{LatencyNS: 100} }})
+		RegisterSource("test_fixed", func(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, error) {
+			return &fixedLatency{eng: m.Env.Engine, ps: sim.Tick(g.Params.(*fixedParams).LatencyNS) * sim.NS}, nil
+		})
 	}
 	r := runSrc(t, "run: {duration_us: 10, warmup_us: 0}\ngenerators: [{kind: test_fixed, latency_ns: 250, outstanding: 2}]\n")
 	g := r.Points[0].Generators[0]
@@ -163,24 +166,24 @@ func TestKindRegisteredFromOutsidePlugsIn(t *testing.T) {
 }
 
 func TestBuiltinWorkloadsLoadAndRunShort(t *testing.T) {
-	files, err := filepath.Glob("*.yaml")
+	files, err := filepath.Glob("../*.yaml")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
-		if IsScenarioFile(f) {
-			continue // scenario_test.go runs the built-in scenarios
+		if scenario.IsFile(f) {
+			continue // the scenario package runs the built-in scenarios
 		}
 		t.Run(f, func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			full, err := LoadBytes(f, src, Options{})
+			full, err := workloads.LoadBytes(f, src, workloads.Options{})
 			require.NoError(t, err)
 			// 100 µs: a DMA-fetched FastRegister chain at 128 in flight takes ~70 µs.
 			sets := []string{"run.warmup_us=2", "run.duration_us=100", "run.ops=0"}
 			if full.Points[0].Run.Ops > 0 {
 				sets = []string{"run.ops=100"}
 			}
-			short, err := LoadBytes(f, src, Options{Sets: sets})
+			short, err := workloads.LoadBytes(f, src, workloads.Options{Sets: sets})
 			require.NoError(t, err)
 			r, err := RunFile(short, RunOptions{})
 			require.NoError(t, err)

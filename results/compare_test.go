@@ -1,4 +1,4 @@
-package workloads
+package results
 
 import (
 	"bytes"
@@ -7,12 +7,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/nicsim/nicsim/workloads"
 )
 
 func sampleResult() *Result {
 	return &Result{Workload: "w", Seed: 1, Points: []PointResult{{
 		Label: "pages=8",
-		Point: []Override{{Path: "pages", Value: "8"}},
+		Point: []workloads.Override{{Path: "pages", Value: "8"}},
 		Generators: []GenResult{
 			{Name: "fr", Kind: "k", Completed: 1000, ThroughputMops: 5, GoodputGbps: 10,
 				LatencyNS: Latency{Count: 1000, Mean: 500, P50: 480, P99: 900, P999: 1200, Max: 1500}},

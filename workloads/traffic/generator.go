@@ -1,4 +1,4 @@
-package workloads
+package traffic
 
 import (
 	"errors"
@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // generator runs one Generator: it starts operations through its kind's
@@ -16,7 +18,7 @@ import (
 // generator never changes another's.
 type generator struct {
 	m       *Model
-	cfg     *Generator
+	cfg     *workloads.Generator
 	src     Source
 	eng     *sim.Engine
 	open    bool
@@ -74,12 +76,8 @@ var (
 	_ sim.Handler = arrivalHandler{}
 )
 
-func newGenerator(m *Model, cfg *Generator, seed uint64, warmEnd sim.Tick, target uint64, tr sim.Tracer) (*generator, error) {
-	k, ok := LookupKind(cfg.Kind)
-	if !ok {
-		return nil, badKind(cfg.Kind)
-	}
-	src, err := k.New(m, cfg, sim.Stream(seed, "gen."+cfg.Name+".ops"))
+func newGenerator(m *Model, cfg *workloads.Generator, seed uint64, warmEnd sim.Tick, target uint64, tr sim.Tracer) (*generator, error) {
+	src, err := newSource(m, cfg, sim.Stream(seed, "gen."+cfg.Name+".ops"))
 	if err != nil {
 		return nil, fmt.Errorf("generator %q: %w", cfg.Name, err)
 	}
@@ -265,10 +263,10 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 }
 
 // failureCounts lists failure reasons sorted by name.
-func (g *generator) failureCounts() []ReasonCount {
-	out := make([]ReasonCount, 0, len(g.failures))
+func (g *generator) failureCounts() []results.ReasonCount {
+	out := make([]results.ReasonCount, 0, len(g.failures))
 	for r, n := range g.failures {
-		out = append(out, ReasonCount{Reason: r, Count: n})
+		out = append(out, results.ReasonCount{Reason: r, Count: n})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
 	return out
@@ -281,4 +279,44 @@ func (g *generator) inFlight() int {
 		n += g.streams[i].inflight
 	}
 	return n
+}
+
+// result is the generator's figures over its window, from warmAt to tEnd
+// or to its own last measured completion when it finished first.
+func (g *generator) result(tEnd, warmAt sim.Tick) results.GenResult {
+	ge := tEnd
+	if g.done {
+		ge = g.endAt
+	}
+	win := ge - min(ge, warmAt)
+	gr := results.GenResult{Name: g.cfg.Name, Kind: g.cfg.Kind, Completed: g.measured, Failed: g.failed,
+		Failures: g.failureCounts(), Dropped: g.dropped, InFlightAtEnd: g.inFlight(), WindowPS: uint64(win),
+		LatencyNS: results.NewLatency(&g.lat)}
+	if win > 0 {
+		gr.ThroughputMops = float64(g.windowDone) / (float64(win) / float64(sim.US))
+		gr.GoodputGbps = float64(g.windowBytes) * 8 / float64(win) * 1e3
+	}
+	if ps, ok := g.src.(PartSource); ok {
+		gr.Parts = g.partResults(ps.Parts(), win)
+	}
+	return gr
+}
+
+// partResults are the figures of the request types inside the generator's
+// operations.
+func (g *generator) partResults(parts []Part, win sim.Tick) []results.PartResult {
+	var out []results.PartResult
+	for _, part := range parts {
+		r := results.PartResult{Name: g.cfg.Name + "/" + part.Name, Kind: part.Name, LatencyNS: results.NewLatency(part.Lat)}
+		r.Completed = r.LatencyNS.Count
+		if win > 0 && g.measured > 0 {
+			// Parts are requests inside the generator's operations: scale
+			// their measured count to the window's completions as the
+			// operations' throughput is.
+			done := float64(r.Completed) * float64(g.windowDone) / float64(g.measured)
+			r.ThroughputMops = done / (float64(win) / float64(sim.US))
+		}
+		out = append(out, r)
+	}
+	return out
 }

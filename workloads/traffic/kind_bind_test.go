@@ -1,23 +1,11 @@
-package workloads
+package traffic
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-func runBuiltin(t *testing.T, file string, sets ...string) *Result {
-	t.Helper()
-	src, err := os.ReadFile(file)
-	require.NoError(t, err)
-	f, err := LoadBytes(file, src, Options{Sets: sets})
-	require.NoError(t, err)
-	r, err := RunFile(f, RunOptions{})
-	require.NoError(t, err)
-	return r
-}
 
 // The chain completes with the Invalidate's CQE; the parts are the Bind's
 // and the Invalidate's own latencies; setup registered one MR per stream
@@ -36,7 +24,7 @@ func TestBindInvalidateRunsAndReportsParts(t *testing.T) {
 	require.NotZero(t, statValue(t, p, "NIC.Bind.Completed"))
 }
 
-// Issue 7, bind rate vs QP count: with one chain in flight per QP, one QP
+// Bind rate vs QP count: with one chain in flight per QP, one QP
 // is latency-bound; more QPs raise the rate until the NIC pipeline
 // saturates, after which more QPs only add latency (Little's law).
 func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {
@@ -68,19 +56,4 @@ func TestBindAndRegisterAreDeterministic(t *testing.T) {
 	b, err := json.Marshal(runSrc(t, src))
 	require.NoError(t, err)
 	require.Equal(t, string(a), string(b))
-}
-
-// Windows must fit the MR and the adapter's MaxWindowSize; the QP depth
-// and the MTT space are checked at load time.
-func TestBindChecksAgainstTheAdapter(t *testing.T) {
-	for _, c := range []struct{ gen, want string }{
-		{"{kind: bind_invalidate, mr_pages: 1, window_bytes: 8192}", "do not fit the MR"},
-		{"{kind: bind_invalidate, mr_pages: 1024, window_bytes: 2097152}", "MaxWindowSize"},
-		{"{kind: bind_invalidate, outstanding: 1000}", "max_initiator_queue_depth"},
-		{"{kind: bind_invalidate, streams: 1024, mr_pages: 65536}", "mtt_entries_max"},
-		{"{kind: bind_invalidate, rights: [local_write]}", "rights"},
-	} {
-		_, err := LoadBytes("w.yaml", []byte("run: {ops: 10}\ngenerators:\n  - "+c.gen+"\n"), Options{})
-		require.ErrorContains(t, err, c.want, c.gen)
-	}
 }

@@ -1,0 +1,384 @@
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/workloads"
+)
+
+// Bounds of a scenario.
+const (
+	StepsMax   = 10000
+	HostsMax   = 2
+	ObjectsMax = 4096
+	BytesMax   = 1 << 24 // one fill/check range or data length
+	PagesMax   = 4096    // pages of one fast_register
+)
+
+// Scenario is a decoded scenario file.
+type Scenario struct {
+	File  string
+	Name  string
+	Hosts []Host
+	Wire  nic.WireSpec
+	Steps []*Step
+}
+
+// Host is one adapter.
+type Host struct {
+	Name string
+	Spec nic.Spec
+}
+
+// Step is one call (or run, poll, fill, check).
+type Step struct {
+	Index    int // 1-based
+	Name     string
+	Line     int
+	Op       string
+	Args     args
+	Expect   *nic.Status // nil: not checked
+	Callback *nic.Status
+	Polls    []poll
+}
+
+// poll is one completion a poll step expects.
+type poll struct {
+	line   int
+	status nic.Status
+	typ    *nic.OpType
+	ctx    *uint64
+	bytes  *uint64
+	token  *arg
+}
+
+// Ops lists the step operations.
+func Ops() []string { return sortedKeys(ops) }
+
+// IsScenario reports whether data is a YAML mapping with a top-level
+// scenario key.
+func IsScenario(data []byte) bool {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil || len(doc.Content) != 1 {
+		return false
+	}
+	r := doc.Content[0]
+	if r.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(r.Content); i += 2 {
+		if r.Content[i].Value == "scenario" {
+			return true
+		}
+	}
+	return false
+}
+
+// IsFile is IsScenario on a file; false when it cannot be read.
+func IsFile(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && len(b) <= workloads.FileBytesMax && IsScenario(b)
+}
+
+// Load reads and decodes a scenario file.
+func Load(path string) (*Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(path, b)
+}
+
+type decoder struct {
+	file  string
+	errs  workloads.Errors
+	hosts map[string]bool
+}
+
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
+	if len(d.errs) >= workloads.ErrorsMax {
+		return
+	}
+	e := &workloads.Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+}
+
+// LoadBytes decodes data; name is used in messages.
+func LoadBytes(name string, data []byte) (*Scenario, error) {
+	root, errs := workloads.ParseDocument(name, data)
+	if errs != nil {
+		return nil, errs
+	}
+	d := &decoder{file: name, hosts: map[string]bool{}}
+	s := &Scenario{File: name, Wire: nic.DefaultWireSpec()}
+	var stepsNode *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "hosts" {
+			d.decodeHosts(s, root.Content[i+1]) // first: steps name the hosts
+		}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "scenario":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				d.fail(v, "scenario", "must be a name")
+			}
+			s.Name = v.Value
+		case "hosts":
+		case "wire":
+			d.decodeJSON(v, "wire", &s.Wire)
+			if err := s.Wire.Validate(); err != nil {
+				d.fail(v, "wire", "%v", err)
+			}
+		case "steps":
+			stepsNode = v
+		default:
+			d.fail(k, k.Value, "unknown key (allowed: scenario, hosts, wire, steps)")
+		}
+	}
+	if len(s.Hosts) == 0 {
+		d.fail(root, "hosts", "at least one host is needed")
+	}
+	s.Steps = d.decodeSteps(root, stepsNode)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	return s, nil
+}
+
+func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		d.fail(root, "steps", "a non-empty list of steps is needed")
+		return nil
+	}
+	if len(n.Content) > StepsMax {
+		d.fail(n, "steps", "%d steps is more than %d", len(n.Content), StepsMax)
+		return nil
+	}
+	var steps []*Step
+	for i, sn := range n.Content {
+		if st := d.decodeStep(i+1, sn); st != nil {
+			steps = append(steps, st)
+		}
+	}
+	return steps
+}
+
+// decodeJSON applies a YAML mapping to v by JSON field names, rejecting
+// unknown keys.
+func (d *decoder) decodeJSON(n *yaml.Node, path string, v any) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping")
+		return
+	}
+	var m any
+	if err := n.Decode(&m); err != nil {
+		d.fail(n, path, "%v", err)
+		return
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		d.fail(n, path, "%v", err)
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		d.fail(n, path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+}
+
+func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || len(v.Content) > HostsMax {
+		d.fail(v, "hosts", "must be a list of 1..%d hosts", HostsMax)
+		return
+	}
+	for i, h := range v.Content {
+		path := fmt.Sprintf("hosts.%d", i)
+		if h.Kind != yaml.MappingNode {
+			d.fail(h, path, "must be a mapping {name, nic}")
+			continue
+		}
+		host := Host{Spec: nic.DefaultSpec()}
+		for j := 0; j+1 < len(h.Content); j += 2 {
+			k, val := h.Content[j], h.Content[j+1]
+			switch k.Value {
+			case "name":
+				if val.Kind != yaml.ScalarNode || !ident(val.Value) {
+					d.fail(val, path+".name", "must be a name of letters, digits and _")
+				} else if d.hosts[val.Value] {
+					d.fail(val, path+".name", "host %q twice", val.Value)
+				}
+				host.Name = val.Value
+				d.hosts[val.Value] = true
+			case "nic":
+				d.decodeJSON(val, path+".nic", &host.Spec)
+			default:
+				d.fail(k, path+"."+k.Value, "unknown key (allowed: name, nic)")
+			}
+		}
+		if host.Name == "" {
+			d.fail(h, path+".name", "missing")
+		}
+		s.Hosts = append(s.Hosts, host)
+	}
+}
+
+func ident(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) status(n *yaml.Node, path string) *nic.Status {
+	st, ok := nic.ParseStatus(n.Value)
+	if n.Kind != yaml.ScalarNode || !ok {
+		d.fail(n, path, "%q is not a status name such as STATUS_SUCCESS", n.Value)
+		return nil
+	}
+	return &st
+}
+
+func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
+	path := fmt.Sprintf("steps.%d", idx-1)
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "a step must be a mapping with one operation key")
+		return nil
+	}
+	st := &Step{Index: idx, Line: n.Line}
+	var opNode, expNode *yaml.Node
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		switch k.Value {
+		case "name":
+			st.Name = v.Value
+		case "expect":
+			expNode = v
+		case "callback":
+			st.Callback = d.status(v, path+".callback")
+		default:
+			if _, ok := ops[k.Value]; !ok {
+				d.fail(k, path+"."+k.Value, "unknown operation (one of %s)", strings.Join(Ops(), ", "))
+				continue
+			}
+			if st.Op != "" {
+				d.fail(k, path+"."+k.Value, "a step has exactly one operation; %s is already given", st.Op)
+				continue
+			}
+			st.Op, opNode = k.Value, v
+		}
+	}
+	if st.Op == "" {
+		d.fail(n, path, "no operation key (one of %s)", strings.Join(Ops(), ", "))
+		return nil
+	}
+	op := ops[st.Op]
+	st.Args = d.args(opNode, path+"."+st.Op, op.fields, op.required)
+	d.checkArgs(st, opNode, path+"."+st.Op)
+	d.expect(st, expNode, path+".expect")
+	return st
+}
+
+// checkArgs checks the rules that span several keys of one operation.
+func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
+	a := st.Args
+	if st.Op == "fill" || st.Op == "check" {
+		k := 0
+		for _, f := range []string{"byte", "pattern_seed", "equals"} {
+			if a[f] != nil {
+				k++
+			}
+		}
+		if k != 1 {
+			d.fail(opNode, path, "exactly one of byte, pattern_seed%s", map[bool]string{true: ", equals", false: ""}[st.Op == "check"])
+		}
+		if x := a["byte"]; x != nil && x.u > 255 {
+			d.fail(opNode, path+".byte", "%d is out of range 0..255", x.u)
+		}
+		if x := a["length"]; x != nil && (x.u == 0 || x.u > BytesMax) {
+			d.fail(opNode, path+".length", "%d is out of range 1..%d", x.u, BytesMax)
+		}
+	}
+	if st.Op == "run" && (a["until"] == nil) == (a["us"] == nil) {
+		d.fail(opNode, path, "exactly one of until: idle or us: N")
+	}
+	if st.Op == "fast_register" && a["pages"] != nil && a["pages"].u > PagesMax {
+		d.fail(opNode, path+".pages", "%d is out of range 0..%d", a["pages"].u, PagesMax)
+	}
+}
+
+// expect decodes a step's expect: the status of a call, or the completions
+// of a poll ([] when a poll has none).
+func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
+	switch {
+	case n == nil:
+		if st.Op == "poll" {
+			st.Polls = []poll{}
+		}
+	case st.Op == "poll":
+		st.Polls = d.polls(n, path)
+	case st.Op == "run" || st.Op == "fill" || st.Op == "check":
+		d.fail(n, path, "%s returns no status", st.Op)
+	default:
+		st.Expect = d.status(n, path)
+	}
+}
+
+func (d *decoder) polls(n *yaml.Node, path string) []poll {
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, path, "poll expects a list of completions [{status, type, ctx}] ([] for none)")
+		return nil
+	}
+	out := []poll{}
+	for i, c := range n.Content {
+		p := fmt.Sprintf("%s.%d", path, i)
+		a := d.args(c, p, "status:S type:T ctx:u bytes:u token:t", "status")
+		if a == nil {
+			continue
+		}
+		q := poll{line: c.Line, token: a["token"]}
+		if s := a["status"]; s != nil {
+			st, _ := nic.ParseStatus(s.s)
+			q.status = st
+		}
+		if t := a["type"]; t != nil {
+			o, _ := nic.ParseOpType(t.s)
+			q.typ = &o
+		}
+		if v := a["ctx"]; v != nil {
+			q.ctx = &v.u
+		}
+		if v := a["bytes"]; v != nil {
+			q.bytes = &v.u
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}

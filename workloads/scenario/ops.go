@@ -1,0 +1,340 @@
+package scenario
+
+import (
+	"github.com/nicsim/nicsim/nic"
+	"github.com/nicsim/nicsim/sim"
+)
+
+// call is what a call step did: the object it acted on and the status the
+// call returned, which the runner prints and checks.
+type call struct {
+	object string
+	status nic.Status
+}
+
+// opFunc performs one step. ok is false when there is no status to print
+// and check: the step failed before its call, or it prints its own lines
+// (run, poll, fill, check).
+type opFunc func(r *runner, st *Step, a args, ctx uint64) (c call, ok bool)
+
+// opDef is one step operation: its keys with their kinds (args.go), the
+// keys it requires, and what it does.
+type opDef struct {
+	fields   string
+	required string
+	run      opFunc
+}
+
+// ops is every step operation. A new operation is one row here and its
+// method.
+var ops = map[string]opDef{
+	"create_pd":           {"pd:r", "pd", (*runner).createPD},
+	"create_cq":           {"cq:r depth:u", "cq depth", (*runner).createCQ},
+	"create_qp":           {"qp:r pd:r cq:r depth:u receive_depth:u ctx:u", "qp pd cq", (*runner).createQP},
+	"connect":             {"a:r b:r", "a b", (*runner).connect},
+	"create_mr":           {"mr:r pd:r fast_register:b ctx:u", "mr pd", (*runner).createMR},
+	"init_fr_mr":          {"mr:r pages:u remote_access:b ctx:u", "mr pages", (*runner).initFRMR},
+	"register_mr":         {"mr:r va:u length:u flags:f pieces:u ctx:u", "mr va length", (*runner).registerMR},
+	"deregister_mr":       {"mr:r ctx:u", "mr", (*runner).deregisterMR},
+	"create_mw":           {"mw:r pd:r ctx:u", "mw pd", (*runner).createMW},
+	"fast_register":       {"qp:r mr:r pages:u page_base:u fbo:u length:u base_va:u flags:f ctx:u", "qp mr pages length", (*runner).fastRegister},
+	"bind":                {"qp:r mw:r mr:r va:u length:u flags:f ctx:u", "qp mw mr va length", (*runner).bind},
+	"invalidate":          {"qp:r target:r flags:f ctx:u", "qp target", (*runner).invalidate},
+	"write":               {"qp:r local:l remote:R flags:f ctx:u", "qp local remote", dataOp(postWrite)},
+	"read":                {"qp:r local:l remote:R flags:f ctx:u", "qp local remote", dataOp(postRead)},
+	"send":                {"qp:r local:l flags:f ctx:u", "qp local", dataOp(postSend)},
+	"send_and_invalidate": {"qp:r local:l token:t token_xor:u token_key_plus:u flags:f ctx:u", "qp local token", dataOp(postSendAndInvalidate)},
+	"receive":             {"qp:r local:l ctx:u", "qp local", dataOp(postReceive)},
+	"flush":               {"qp:r", "qp", (*runner).flush},
+	"run":                 {"until:U us:u", "", (*runner).run},
+	"poll":                {"cq:r max:u", "cq", (*runner).poll},
+	"fill":                {"host:h va:u length:u byte:u pattern_seed:u", "host va length", (*runner).memory},
+	"check":               {"host:h va:u length:u byte:u pattern_seed:u equals:E", "host va length", (*runner).memory},
+	"close":               {"object:r ctx:u", "object", (*runner).close},
+}
+
+// count is a number argument as a uint32 count, capped at 2^31.
+func count(v uint64) uint32 { return uint32(min(v, 1<<31)) }
+
+func (r *runner) createPD(st *Step, a args, _ uint64) (call, bool) {
+	name, h, ok := r.newObj(st, a["pd"])
+	if !ok {
+		return call{}, false
+	}
+	status, pd := r.ads[h].CreatePD()
+	if status == nic.StatusSuccess {
+		r.objs[name] = &obj{h, pd}
+	}
+	return call{name, status}, true
+}
+
+func (r *runner) createCQ(st *Step, a args, _ uint64) (call, bool) {
+	name, h, ok := r.newObj(st, a["cq"])
+	if !ok {
+		return call{}, false
+	}
+	status, cq := r.ads[h].CreateCQ(count(a["depth"].u))
+	if status == nic.StatusSuccess {
+		r.objs[name] = &obj{h, cq}
+	}
+	return call{name, status}, true
+}
+
+func (r *runner) createQP(st *Step, a args, ctx uint64) (call, bool) {
+	name, h, ok := r.newObj(st, a["qp"])
+	pd, _ := get[*nic.PD](r, st, a["pd"], "PD")
+	cq, _ := get[*nic.CQ](r, st, a["cq"], "CQ")
+	if !ok || r.failure != nil {
+		return call{}, false
+	}
+	status, qp := r.ads[h].CreateQP(pd, cq, ctx, count(a.u("depth", 64)), count(a.u("receive_depth", 64)))
+	if status == nic.StatusSuccess {
+		r.objs[name] = &obj{h, qp}
+	}
+	return call{name, status}, true
+}
+
+func (r *runner) connect(st *Step, a args, _ uint64) (call, bool) {
+	qa, _ := get[*nic.QP](r, st, a["a"], "QP")
+	qb, _ := get[*nic.QP](r, st, a["b"], "QP")
+	if r.failure != nil {
+		return call{}, false
+	}
+	if err := nic.ConnectQPs(qa, qb); err != nil {
+		r.fail(st, "connect: %v", err)
+		return call{}, false
+	}
+	return call{a["a"].s + "," + a["b"].s, nic.StatusSuccess}, true
+}
+
+// created records an object a creation call made: now when the call
+// succeeded, or when its callback reports success (awaited when it pended).
+func (r *runner) created(cb *callbackRec, h int, status nic.Status, v any) {
+	if status == nic.StatusPending {
+		r.cbs = append(r.cbs, cb)
+	} else if status == nic.StatusSuccess {
+		r.objs[cb.obj] = &obj{h, v}
+	}
+}
+
+// createdLater is a creation call's callback: it records the object on
+// success (made says the call handed one back) and reports the callback.
+func (r *runner) createdLater(cb *callbackRec, h int, ctx uint64, s nic.Status, v any, made bool) {
+	if s == nic.StatusSuccess && made {
+		r.objs[cb.obj] = &obj{h, v}
+	}
+	r.fired(cb, s, ctx)
+}
+
+func (r *runner) createMR(st *Step, a args, ctx uint64) (call, bool) {
+	name, h, ok := r.newObj(st, a["mr"])
+	pd, _ := get[*nic.PD](r, st, a["pd"], "PD")
+	if !ok || r.failure != nil {
+		return call{}, false
+	}
+	cb := &callbackRec{step: st, obj: name}
+	status, mr := r.ads[h].CreateMr(pd, a.flag("fast_register"), func(c uint64, s nic.Status, m *nic.MR) {
+		r.createdLater(cb, h, c, s, m, m != nil)
+	}, ctx)
+	r.created(cb, h, status, mr)
+	return call{name, status}, true
+}
+
+func (r *runner) createMW(st *Step, a args, ctx uint64) (call, bool) {
+	name, h, ok := r.newObj(st, a["mw"])
+	pd, _ := get[*nic.PD](r, st, a["pd"], "PD")
+	if !ok || r.failure != nil {
+		return call{}, false
+	}
+	cb := &callbackRec{step: st, obj: name}
+	status, mw := r.ads[h].CreateMw(pd, func(c uint64, s nic.Status, m *nic.MW) {
+		r.createdLater(cb, h, c, s, m, m != nil)
+	}, ctx)
+	r.created(cb, h, status, mw)
+	return call{name, status}, true
+}
+
+func (r *runner) initFRMR(st *Step, a args, ctx uint64) (call, bool) {
+	mr, h := get[*nic.MR](r, st, a["mr"], "MR")
+	if r.failure != nil {
+		return call{}, false
+	}
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].InitializeFastRegisterMr(mr, count(a["pages"].u), a.flag("remote_access"), done, ctx)
+	})
+}
+
+// pending makes a call on object that may pend (issue makes it with the
+// completion to call back): the callback is printed and checked when it
+// fires.
+func (r *runner) pending(st *Step, object string, issue func(done nic.RequestCompletion) nic.Status) (call, bool) {
+	done, cb := r.callback(st, object)
+	status := issue(done)
+	r.settle(cb, status)
+	return call{object, status}, true
+}
+
+func (r *runner) registerMR(st *Step, a args, ctx uint64) (call, bool) {
+	mr, h := get[*nic.MR](r, st, a["mr"], "MR")
+	if r.failure != nil {
+		return call{}, false
+	}
+	va, n := a["va"].u, a["length"].u
+	pieces := max(a.u("pieces", 1), 1)
+	if pieces > 64 {
+		r.fail(st, "pieces %d is more than 64", pieces)
+		return call{}, false
+	}
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].RegisterMr(mr, mdlChain(va, n, pieces), n, nic.MRFlags(a.u("flags", 0)), done, ctx)
+	})
+}
+
+// mdlChain splits [va, va+n) at page boundaries into at most pieces pieces.
+func mdlChain(va, n, pieces uint64) []nic.MDL {
+	var chain []nic.MDL
+	cur, end := va, va+n
+	for i := uint64(0); i < pieces && cur < end; i++ {
+		next := end
+		if i+1 < pieces {
+			next = min(end, (cur/nic.PageSizeBytes+1)*nic.PageSizeBytes)
+		}
+		chain = append(chain, nic.MDL{VirtualAddress: cur, ByteCount: next - cur})
+		cur = next
+	}
+	return chain
+}
+
+func (r *runner) deregisterMR(st *Step, a args, ctx uint64) (call, bool) {
+	mr, h := get[*nic.MR](r, st, a["mr"], "MR")
+	if r.failure != nil {
+		return call{}, false
+	}
+	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[h].DeregisterMr(mr, done, ctx)
+	})
+}
+
+func (r *runner) fastRegister(st *Step, a args, ctx uint64) (call, bool) {
+	qp, h := get[*nic.QP](r, st, a["qp"], "QP")
+	mr, _ := get[*nic.MR](r, st, a["mr"], "MR")
+	if r.failure != nil {
+		return call{}, false
+	}
+	base := a.u("page_base", 0x8000_0000)
+	pages := make([]uint64, a["pages"].u)
+	for i := range pages {
+		pages[i] = base + uint64(i)*nic.PageSizeBytes
+	}
+	fbo := a.u("fbo", 0)
+	status := r.ads[h].FastRegister(qp, ctx, mr, pages, count(fbo), a["length"].u, a.u("base_va", fbo), nic.OpFlags(a.u("flags", 0)))
+	return call{a["qp"].s, status}, true
+}
+
+func (r *runner) bind(st *Step, a args, ctx uint64) (call, bool) {
+	qp, h := get[*nic.QP](r, st, a["qp"], "QP")
+	mw, _ := get[*nic.MW](r, st, a["mw"], "MW")
+	mr, _ := get[*nic.MR](r, st, a["mr"], "MR")
+	if r.failure != nil {
+		return call{}, false
+	}
+	status := r.ads[h].Bind(qp, ctx, mr, mw, a["va"].u, a["length"].u, nic.OpFlags(a.u("flags", 0)))
+	return call{a["qp"].s, status}, true
+}
+
+func (r *runner) invalidate(st *Step, a args, ctx uint64) (call, bool) {
+	qp, h := get[*nic.QP](r, st, a["qp"], "QP")
+	t := r.obj(st, a["target"])
+	if r.failure != nil {
+		return call{}, false
+	}
+	fl := nic.OpFlags(a.u("flags", 0))
+	switch v := t.v.(type) {
+	case *nic.MR:
+		return call{a["qp"].s, r.ads[h].Invalidate(qp, ctx, v, fl)}, true
+	case *nic.MW:
+		return call{a["qp"].s, r.ads[h].InvalidateMw(qp, ctx, v, fl)}, true
+	}
+	r.fail(st, "%s is not an MR or MW", a["target"].s)
+	return call{}, false
+}
+
+// dataReq is one data-path request with its arguments resolved: the local
+// SGE, the remote address and token (Write, Read), or the token to
+// invalidate (SendAndInvalidate).
+type dataReq struct {
+	qp    *nic.QP
+	ctx   uint64
+	sge   nic.SGE
+	va    uint64
+	token uint32
+	flags nic.OpFlags
+}
+
+func postWrite(ad *nic.Adapter, q *dataReq) nic.Status {
+	return ad.Write(q.qp, q.ctx, q.sge, q.va, q.token, q.flags)
+}
+
+func postRead(ad *nic.Adapter, q *dataReq) nic.Status {
+	return ad.Read(q.qp, q.ctx, q.sge, q.va, q.token, q.flags)
+}
+
+func postSend(ad *nic.Adapter, q *dataReq) nic.Status { return ad.Send(q.qp, q.ctx, q.sge, q.flags) }
+
+func postSendAndInvalidate(ad *nic.Adapter, q *dataReq) nic.Status {
+	return ad.SendAndInvalidate(q.qp, q.ctx, q.sge, q.token, q.flags)
+}
+
+func postReceive(ad *nic.Adapter, q *dataReq) nic.Status { return ad.Receive(q.qp, q.ctx, q.sge) }
+
+// dataOp is the step of a data-path request: its arguments are resolved,
+// then post posts it.
+func dataOp(post func(ad *nic.Adapter, q *dataReq) nic.Status) opFunc {
+	return func(r *runner, st *Step, a args, ctx uint64) (call, bool) {
+		qp, h := get[*nic.QP](r, st, a["qp"], "QP")
+		if r.failure != nil {
+			return call{}, false
+		}
+		q := &dataReq{qp: qp, ctx: ctx, sge: r.sge(st, a["local"]), flags: nic.OpFlags(a.u("flags", 0))}
+		if rm := a["remote"]; rm != nil {
+			q.va = rm.sub["va"].u
+			q.token = r.token(st, rm.sub["token"], rm.sub["token_xor"], rm.sub["token_key_plus"])
+		}
+		if t := a["token"]; t != nil {
+			q.token = r.token(st, t, a["token_xor"], a["token_key_plus"])
+		}
+		if r.failure != nil {
+			return call{}, false
+		}
+		return call{a["qp"].s, post(r.ads[h], q)}, true
+	}
+}
+
+func (r *runner) flush(st *Step, a args, _ uint64) (call, bool) {
+	qp, h := get[*nic.QP](r, st, a["qp"], "QP")
+	if r.failure != nil {
+		return call{}, false
+	}
+	return call{a["qp"].s, r.ads[h].Flush(qp)}, true
+}
+
+func (r *runner) close(st *Step, a args, ctx uint64) (call, bool) {
+	o := r.obj(st, a["object"])
+	if o == nil {
+		return call{}, false
+	}
+	return r.pending(st, a["object"].s, func(done nic.RequestCompletion) nic.Status {
+		return r.ads[o.host].CloseObject(o.v, done, ctx)
+	})
+}
+
+// run advances the engine until it is idle or by us microseconds.
+func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
+	if a["until"] != nil {
+		r.env.Engine.Run()
+	} else {
+		r.env.Engine.RunUntil(r.env.Engine.Now() + sim.Tick(min(a["us"].u, 1<<40)*1_000_000))
+	}
+	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op})
+	return call{}, false
+}
