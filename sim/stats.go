@@ -212,6 +212,27 @@ func (r *Registry) Histogram(name, unit, desc string, h *Histogram) error {
 	return r.add(regEntry{name: name, unit: unit, desc: desc, hist: h})
 }
 
+// CounterDef names one counter field for Counters.
+type CounterDef struct {
+	Name, Unit, Desc string
+	V                *uint64
+}
+
+// Ctr is the CounterDef of v.
+func Ctr(name, unit, desc string, v *uint64) CounterDef {
+	return CounterDef{Name: name, Unit: unit, Desc: desc, V: v}
+}
+
+// Counters registers each counter of cs under prefix+Name, in order.
+func (r *Registry) Counters(prefix string, cs ...CounterDef) error {
+	for _, c := range cs {
+		if err := r.Counter(prefix+c.Name, c.Unit, c.Desc, c.V); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Formula registers a derived figure computed when the registry is dumped.
 func (r *Registry) Formula(name, unit, desc string, f func() float64) error {
 	return r.add(regEntry{name: name, unit: unit, desc: desc, fn: f})

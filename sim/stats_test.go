@@ -57,6 +57,19 @@ func TestRegistryRequiresUnitAndDescriptionAndUniqueNames(t *testing.T) {
 	require.Error(t, r.Counter("x", "events", "d", &c))
 }
 
+func TestRegistryCountersRegistersEachUnderPrefixAndStopsAtAnError(t *testing.T) {
+	r := NewRegistry()
+	var a, b uint64 = 3, 4
+	require.NoError(t, r.Counters("NIC.", Ctr("A", "events", "first", &a), Ctr("B", "bytes", "second", &b)))
+	snap := r.Snapshot()
+	require.Len(t, snap, 2)
+	require.Equal(t, "NIC.A", snap[0].Name)
+	require.Equal(t, uint64(3), *snap[0].Count)
+	require.Equal(t, "bytes", snap[1].Unit)
+	require.Error(t, r.Counters("NIC.", Ctr("C", "events", "third", &a), Ctr("A", "events", "again", &a)))
+	require.Len(t, r.Snapshot(), 3, "the counter before the refused one is registered")
+}
+
 func TestRegistryDumpIsSortedByName(t *testing.T) {
 	r := NewRegistry()
 	var a, b uint64 = 1, 2
