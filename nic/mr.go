@@ -22,18 +22,16 @@ type MR struct {
 	remoteAccess bool
 	mttOff       uint32
 	mttCount     uint32
-	closed       bool
+	closer
 
 	// Normal MRs (NdkRegisterMr).
-	reg      regState
-	flags    MRFlags
-	va, len  uint64
-	npages   uint32
-	fwBusy   bool // a firmware command of this MR is in flight
-	frSink   bool // the last FastRegister post asked for RDMA_READ_SINK
-	windows  int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
-	closeCB  RequestCompletion
-	closeCtx uint64
+	reg     regState
+	flags   MRFlags
+	va, len uint64
+	npages  uint32
+	fwBusy  bool // a firmware command of this MR is in flight
+	frSink  bool // the last FastRegister post asked for RDMA_READ_SINK
+	windows int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
 }
 
 // regState is the registration state of a normal MR as the provider knows it.
@@ -81,9 +79,7 @@ func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx
 	if done == nil {
 		return StatusInvalidParameter, nil
 	}
-	id := a.addPending(pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
-	pd.children++ // the pending MR holds the PD
-	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
+	a.calls.firmware(pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
 	return StatusPending, nil
 }
 
@@ -101,8 +97,96 @@ func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
 	return mr, nil
 }
 
-func (a *Adapter) firmwareDone(now sim.Tick, id int) {
-	p := a.takePending(id)
+// pendingCalls are the object calls pending on the NIC: CreateMr and
+// CreateMw waiting for a firmware command, InitializeFastRegisterMr waiting
+// for its MPT write.
+type pendingCalls struct {
+	a       *Adapter
+	calls   []pendingCall
+	waiting []int // initialisations waiting for a TPT write slot
+}
+
+type pendingCall struct {
+	create   CreateCompletion
+	createMw func(ctx uint64, status Status, mw *MW)
+	request  RequestCompletion
+	ctx      uint64
+	pd       *PD
+	fast     bool
+	mr       *MR
+	used     bool
+}
+
+// Events of pendingCalls.Handle.
+const (
+	callEvFirmware = 1 << evShift // firmware command of a CreateMr/CreateMw done: call id
+	callEvInitDone = 2 << evShift // MPT write of an initialisation left the NIC: call id
+)
+
+var _ sim.Handler = (*pendingCalls)(nil)
+
+func (p *pendingCalls) add(c pendingCall) int {
+	c.used = true
+	for i := range p.calls {
+		if !p.calls[i].used {
+			p.calls[i] = c
+			return i
+		}
+	}
+	p.calls = append(p.calls, c)
+	return len(p.calls) - 1
+}
+
+func (p *pendingCalls) take(id int) pendingCall {
+	c := p.calls[id]
+	p.calls[id] = pendingCall{}
+	return c
+}
+
+// firmware issues the create-mkey command of a pending CreateMr/CreateMw.
+func (p *pendingCalls) firmware(c pendingCall) {
+	c.pd.children++ // the pending object holds the PD
+	id := p.add(c)
+	p.a.eng.After(sim.Tick(p.a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, p, callEvFirmware|uint64(id))
+}
+
+// Handle ends a pending call.
+func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
+	id := int(arg & evMask)
+	if arg&^evMask == callEvInitDone {
+		c := p.take(id)
+		p.a.tptWrites.wake()
+		c.request(c.ctx, StatusSuccess)
+		return
+	}
+	p.a.firmwareDone(p.take(id))
+}
+
+// writeInitMPT writes the MR's MPT entry for pending initialisation id, or
+// waits for a TPT write slot.
+func (p *pendingCalls) writeInitMPT(id int) {
+	a := p.a
+	if !a.tpt.CanWrite() {
+		p.waiting = append(p.waiting, id)
+		return
+	}
+	if err := a.tpt.WriteMPT(p.calls[id].mr.Index(), p, callEvInitDone|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+	}
+	a.Stats.InitMPTWrites++
+}
+
+// writeSlotFree writes waiting initialisations while TPT write slots last.
+func (p *pendingCalls) writeSlotFree() {
+	for len(p.waiting) > 0 && p.a.tpt.CanWrite() {
+		id := p.waiting[0]
+		p.waiting = p.waiting[1:]
+		p.writeInitMPT(id)
+	}
+}
+
+// firmwareDone ends a CreateMr or CreateMw whose firmware command is done.
+func (a *Adapter) firmwareDone(p pendingCall) {
 	p.pd.children--
 	if p.createMw != nil {
 		mw, err := a.allocMW(p.pd)
@@ -170,29 +254,8 @@ func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAcces
 		mr.mttOff, mr.mttCount = off, pageCount
 	}
 	mr.initialized, mr.initPages, mr.remoteAccess = true, pageCount, remoteAccess
-	id := a.addPending(pendingCall{request: done, ctx: ctx, mr: mr})
-	a.writeInitMPT(id)
+	a.calls.writeInitMPT(a.calls.add(pendingCall{request: done, ctx: ctx, mr: mr}))
 	return StatusPending
-}
-
-// writeInitMPT writes the MR's MPT entry for a pending initialisation, or
-// retries when a TPT write slot frees.
-func (a *Adapter) writeInitMPT(id int) {
-	p := &a.pending[id]
-	if !a.tpt.CanWrite() {
-		a.initWaiting = append(a.initWaiting, id)
-		return
-	}
-	if err := a.tpt.WriteMPT(p.mr.Index(), a, evInitDone|uint64(id)); err != nil {
-		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
-	}
-	a.Stats.InitMPTWrites++
-}
-
-func (a *Adapter) initDone(now sim.Tick, id int) {
-	p := a.takePending(id)
-	a.writeDone()
-	p.request(p.ctx, StatusSuccess)
 }
 
 func (a *Adapter) freeMTT(mr *MR) {

@@ -1,20 +1,17 @@
 package nic
 
-import (
-	"github.com/nicsim/nicsim/mtt"
-	"github.com/nicsim/nicsim/sim"
-)
+import "github.com/nicsim/nicsim/mtt"
 
 // MW is an NDK_MW: a memory window (docs/ndk.md 2.H). It is a key-table entry
 // of kind MW in the TPT; NdkBind work requests bind it to part of a
 // registered normal MR, through one QP, with its own rights and a new key
 // per bind (5.3, 5.5).
 type MW struct {
-	a      *Adapter
-	pd     *PD
-	tok    mtt.Token // token as the provider last defined it (rule 50)
-	closed bool
-	bound  *MR // MR the window is bound to in the NIC (set when a bind commits)
+	a   *Adapter
+	pd  *PD
+	tok mtt.Token // token as the provider last defined it (rule 50)
+	closer
+	bound *MR // MR the window is bound to in the NIC (set when a bind commits)
 }
 
 // Index is the window's key-table index.
@@ -43,9 +40,7 @@ func (a *Adapter) CreateMw(pd *PD, done func(ctx uint64, status Status, mw *MW),
 		a.mrPool--
 		return StatusSuccess, mw
 	}
-	id := a.addPending(pendingCall{createMw: done, ctx: ctx, pd: pd})
-	pd.children++ // the pending MW holds the PD
-	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
+	a.calls.firmware(pendingCall{createMw: done, ctx: ctx, pd: pd})
 	return StatusPending, nil
 }
 
@@ -95,14 +90,11 @@ func (a *Adapter) Bind(qp *QP, ctx uint64, mr *MR, mw *MW, va, length uint64, fl
 }
 
 func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpFlags) Status {
-	if qp == nil || qp.closed || mr == nil || mr.closed || mw == nil || mw.closed {
+	if mr == nil || mr.closed || mw == nil || mw.closed {
 		return StatusInvalidHandle
 	}
-	if st, _ := ValidateOpFlags(OpBind, flags); st != StatusSuccess {
+	if st := checkWR(qp, OpBind, flags); st != StatusSuccess {
 		return st
-	}
-	if !qp.connected {
-		return StatusConnectionInvalid
 	}
 	if mr.fastRegister {
 		return StatusInvalidDeviceRequest // 5.5: wrong MR kind
@@ -122,7 +114,7 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 	if flags&OpAllowLocalWrite != 0 && !mr.flags.LocalWrite() {
 		return StatusAccessViolation // rule 49
 	}
-	if qp.posted-qp.retired >= uint64(qp.depth) {
+	if qp.full() {
 		return StatusNoMoreEntries
 	}
 	return StatusSuccess
@@ -135,18 +127,12 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 // request executes (double invalidate, or already invalidated remotely,
 // rule 57) is an error completion STATUS_INVALID_DEVICE_STATE.
 func (a *Adapter) InvalidateMw(qp *QP, ctx uint64, mw *MW, flags OpFlags) Status {
-	st := StatusSuccess
-	switch {
-	case qp == nil || qp.closed || mw == nil || mw.closed:
-		st = StatusInvalidHandle
-	default:
-		if s, _ := ValidateOpFlags(OpInvalidate, flags); s != StatusSuccess {
-			st = s
-		} else if !qp.connected {
-			st = StatusConnectionInvalid
-		} else if qp.posted-qp.retired >= uint64(qp.depth) {
-			st = StatusNoMoreEntries
-		}
+	st := StatusInvalidHandle
+	if mw != nil && !mw.closed {
+		st = checkWR(qp, OpInvalidate, flags)
+	}
+	if st == StatusSuccess && qp.full() {
+		st = StatusNoMoreEntries
 	}
 	if st != StatusSuccess {
 		return a.inlineFailure(qp, st)
@@ -169,10 +155,8 @@ func (a *Adapter) windowUnbound(mw *MW) {
 	mw.bound = nil
 	if mr.windows == 0 && !mr.fwBusy && mr.closeCB != nil {
 		// The MR was closed first (rule 53, 64): its close completes now.
-		cb := mr.closeCB
-		mr.closeCB = nil
 		a.closeMR(mr)
-		cb(mr.closeCtx, StatusSuccess)
+		mr.closeDone()
 	}
 }
 

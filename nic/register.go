@@ -119,9 +119,7 @@ func (a *Adapter) firmwareCompleted(c *fwCmd) {
 	a.Stats.Ops[k].LastRetire = a.eng.Now()
 	c.done(c.ctx, StatusSuccess)
 	if mr.closeCB != nil && mr.windows == 0 {
-		cb := mr.closeCB
-		mr.closeCB = nil
 		a.closeMR(mr)
-		cb(mr.closeCtx, StatusSuccess)
+		mr.closeDone()
 	}
 }

@@ -193,7 +193,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 		}
 		a.mem.writePages(o.pages, o.off, o.p.data)
 		o.state = rxDMA
-		a.dmaWriteTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		a.dataDMA.payload(true, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
 	case pktReadReq:
 		if n == 0 {
 			o.state = rxDone
@@ -204,7 +204,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 		o.rdata = a.wire.buf(n)
 		a.mem.readPages(o.pages, o.off, o.rdata)
 		o.state = rxDMA
-		a.dmaReadTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		a.dataDMA.payload(false, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
 	case pktSendReq:
 		r.issueSend(now, id)
 	}
@@ -260,7 +260,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	}
 	a.mem.writePages(pages, off, o.p.data)
 	o.state = rxDMA
-	a.dmaWriteTo(r, pages[0]+off, n, rxEvDMA|uint64(id))
+	a.dataDMA.payload(true, r, pages[0]+off, n, rxEvDMA|uint64(id))
 }
 
 func (r *responder) dmaDone(now sim.Tick, id int) {
@@ -353,43 +353,5 @@ func (a *Adapter) flushReceives(qp *QP) {
 		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
 		qp.rqHead++
 		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
-	}
-}
-
-// dmaWriteTo / dmaReadTo issue a data DMA whose completion goes to h.
-func (a *Adapter) dmaWriteTo(h sim.Handler, addr, n, arg uint64) {
-	a.Stats.DataDMABytes += n
-	a.dataDMA(true, h, addr, n, arg)
-}
-
-func (a *Adapter) dmaReadTo(h sim.Handler, addr, n, arg uint64) {
-	a.Stats.DataDMABytes += n
-	a.dataDMA(false, h, addr, n, arg)
-}
-
-type dataDMAReq struct {
-	write        bool
-	h            sim.Handler
-	addr, n, arg uint64
-}
-
-func (a *Adapter) dataDMA(write bool, h sim.Handler, addr, n, arg uint64) {
-	if len(a.dataQ) == 0 && a.dma.CanAccept() {
-		a.issueDataDMA(dataDMAReq{write, h, addr, n, arg})
-		return
-	}
-	a.dataQ = append(a.dataQ, dataDMAReq{write, h, addr, n, arg})
-	a.dma.AddWaker(&a.dmaRetry)
-}
-
-func (a *Adapter) issueDataDMA(q dataDMAReq) {
-	var err error
-	if q.write {
-		err = a.dma.Write(q.addr, q.n, q.h, q.arg)
-	} else {
-		err = a.dma.Read(q.addr, q.n, q.h, q.arg)
-	}
-	if err != nil {
-		panic(fmt.Sprintf("nic: %s: data DMA refused after CanAccept: %v", a.name, err))
 	}
 }

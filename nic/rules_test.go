@@ -152,9 +152,7 @@ func TestReadFenceWaitsForEarlierReads(t *testing.T) {
 	require.Empty(t, h.poll())
 	require.NotZero(t, h.a.Stats.ReadFenceStalls)
 	qp.readsOut = 0
-	for _, e := range h.a.engines {
-		e.validate.drv.Wake()
-	}
+	h.a.hazards.wakeValidates()
 	h.run()
 	require.Equal(t, []Result{{Status: StatusSuccess, QPContext: qp.ctx, RequestContext: 1, Type: OpFastRegister}}, h.poll())
 }

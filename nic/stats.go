@@ -55,8 +55,9 @@ type OpStats struct {
 	PCIeBytes    [purposes]uint64 // PCIe bytes this operation caused, by purpose
 }
 
-// StageStats are one stage's statistics, summed over engines.
+// StageStats are one stage kind's statistics, summed over engines.
 type StageStats struct {
+	Name         string // the stage kind: NIC.Stage.<Name>
 	Items        uint64 // items that left the stage
 	ResidencyPS  uint64 // sum over items of time in the stage (occupancy = this / elapsed)
 	OutStalls    uint64 // times a finished item found the next queue full
@@ -68,7 +69,7 @@ type StageStats struct {
 // by field access, registered once by Register.
 type Stats struct {
 	Ops    [opKinds]OpStats
-	Stages [stageKinds]StageStats
+	Stages []*StageStats // in pipeline order
 
 	Doorbells        uint64 // doorbell MMIO writes that reached the NIC
 	MMIOWQEs         uint64 // WQE-by-MMIO writes that reached the NIC
@@ -107,6 +108,18 @@ type Stats struct {
 	CQFullStalls            uint64
 	CQEDMAStalls            uint64
 	PCIeBytes               [purposes]uint64
+}
+
+// stage returns the statistics of the stage kind named kind.
+func (s *Stats) stage(kind string) *StageStats {
+	for _, st := range s.Stages {
+		if st.Name == kind {
+			return st
+		}
+	}
+	st := &StageStats{Name: kind}
+	s.Stages = append(s.Stages, st)
+	return st
 }
 
 func (s *Stats) addBytes(k opKind, p purpose, n uint64) {
@@ -161,120 +174,117 @@ func Throughput(o *OpStats) float64 {
 func (a *Adapter) Register(r *sim.Registry) error {
 	p := a.name + "."
 	s := &a.Stats
-	ctr := func(name, unit, desc string, v *uint64) error { return r.Counter(p+name, unit, desc, v) }
 	for k := range opKinds {
-		o := &s.Ops[k]
-		n := opKindNames[k] + "."
-		for _, c := range []struct {
-			name, unit, desc string
-			v                *uint64
-		}{
-			{"Posted", "requests", "requests posted (inline success)", &o.Posted},
-			{"Completed", "requests", "requests retired by the completion engine", &o.Completed},
-			{"CQEs", "CQEs", "CQEs made visible in host memory", &o.CQEs},
-			{"Errors", "requests", "requests retired with an error or STATUS_CANCELLED", &o.Errors},
-		} {
-			if err := ctr(n+c.name, c.unit, c.desc, c.v); err != nil {
-				return err
-			}
-		}
-		for _, h := range []struct {
-			name, desc string
-			h          *sim.Histogram
-		}{
-			{"Latency.PostToDoorbellPS", "post to doorbell processed by the NIC", &o.ToDoorbellPS},
-			{"Latency.PostToFetchedPS", "post to WQE on the NIC and handed to the engine", &o.ToFetchedPS},
-			{"Latency.PostToExecutedPS", "post to commit (MPT update) or flush", &o.ToExecutedPS},
-			{"Latency.PostToCQEPS", "post to CQE visible in host memory", &o.ToCQEPS},
-		} {
-			if err := r.Histogram(p+n+h.name, "ps", h.desc, h.h); err != nil {
-				return err
-			}
-		}
-		if err := r.Formula(p+n+"Throughput", "requests/s", "retired requests per second from first post to last retirement",
-			func() float64 { return Throughput(o) }); err != nil {
+		if err := registerOp(r, p+opKindNames[k]+".", &s.Ops[k]); err != nil {
 			return err
-		}
-		for q := range purposes {
-			if err := ctr(n+"PCIeBytes."+purposeNames[q], "bytes", "PCIe bytes this operation caused for "+purposeNames[q], &o.PCIeBytes[q]); err != nil {
-				return err
-			}
-			q := q
-			if err := r.Formula(p+n+"PCIeBytesPerOp."+purposeNames[q], "bytes/request", "PCIe bytes per posted request for "+purposeNames[q],
-				func() float64 { return float64(o.PCIeBytes[q]) / float64(o.Posted) }); err != nil {
-				return err
-			}
 		}
 	}
 	for q := range purposes {
-		if err := ctr("PCIe.Bytes."+purposeNames[q], "bytes", "PCIe bytes moved for "+purposeNames[q]+" (payload)", &s.PCIeBytes[q]); err != nil {
+		if err := r.Counter(p+"PCIe.Bytes."+purposeNames[q], "bytes", "PCIe bytes moved for "+purposeNames[q]+" (payload)", &s.PCIeBytes[q]); err != nil {
 			return err
 		}
 	}
-	for k := range stageKinds {
-		st := &s.Stages[k]
-		n := "Stage." + stageNames[k] + "."
-		for _, c := range []struct {
-			name, unit, desc string
-			v                *uint64
-		}{
-			{"Items", "items", "items that left the stage", &st.Items},
-			{"ResidencyPS", "ps", "sum of item residency (occupancy x time)", &st.ResidencyPS},
-			{"OutStalls", "events", "finished items that found the next queue full", &st.OutStalls},
-			{"StallPS", "ps", "time finished items waited for the next queue", &st.StallPS},
-			{"AcceptStalls", "cycles", "cycles an item could not start for a busy resource", &st.AcceptStalls},
-		} {
-			if err := ctr(n+c.name, c.unit, c.desc, c.v); err != nil {
-				return err
-			}
-		}
-		if err := r.Formula(p+n+"Occupancy", "items", "mean items in the stage over the run",
-			func() float64 { return float64(st.ResidencyPS) / float64(a.eng.Now()) }); err != nil {
+	for _, st := range s.Stages {
+		if err := registerStage(r, p+"Stage."+st.Name+".", st, a.eng); err != nil {
 			return err
 		}
 	}
-	for _, c := range []struct {
-		name, unit, desc string
-		v                *uint64
-	}{
-		{"Doorbell.Doorbells", "writes", "doorbell MMIO writes that reached the NIC", &s.Doorbells},
-		{"Doorbell.MMIOWQEs", "WQEs", "WQEs written by WQE-by-MMIO that reached the NIC", &s.MMIOWQEs},
-		{"Doorbell.Overflow", "records", "doorbell records beyond the doorbell FIFO", &s.DoorbellOverflow},
-		{"Host.MMIOBacklog", "writes", "MMIO writes the CPU had to queue", &s.HostMMIOBacklog},
-		{"WQEFetch.Reads", "reads", "WQE DMA reads", &s.WQEFetches},
-		{"WQEFetch.WQEs", "WQEs", "WQEs read by DMA", &s.WQEsFetched},
-		{"WQEFetch.EngineStalls", "cycles", "fetched WQEs waiting for room in an engine queue", &s.FetchStalls},
-		{"WQEFetch.DMAStalls", "cycles", "fetches waiting for room in the DMA queue", &s.FetchDMAStalls},
-		{"Scheduler.Stalls", "cycles", "decisions waiting for room in the fetch queue", &s.SchedulerStalls},
-		{"Scheduler.Flushed", "requests", "requests cancelled by the flush path", &s.Flushed},
-		{"PageList.Fetches", "reads", "page-list DMA reads", &s.PageListFetches},
-		{"PageList.DMAStalls", "cycles", "page-list reads waiting for room in the DMA queue", &s.PageListDMAStalls},
-		{"Validate.MPTReads", "reads", "key-table entries read through the MPT cache by validate", &s.MPTReads},
-		{"Validate.MPTReadStalls", "stalls", "validate waiting for a free TPT request slot", &s.MPTReadStalls},
-		{"TPT.WriteStalls", "cycles", "MTT/MPT writes waiting for a TPT write slot", &s.TPTWriteStalls},
-		{"Validate.HazardStalls", "cycles", "requests waiting for an earlier request on the same MR", &s.HazardStalls},
-		{"Validate.ReadFenceStalls", "cycles", "READ_FENCE requests waiting for earlier reads", &s.ReadFenceStalls},
-		{"Validate.ErrorCompletions", "requests", "requests that failed in the NIC (QP to error)", &s.ErrorCompletions},
-		{"Completion.CQEs", "CQEs", "CQE writes issued", &s.CQEs},
-		{"Completion.Silent", "requests", "successful SILENT_SUCCESS requests retired without CQE", &s.Silent},
-		{"Completion.CQFullStalls", "events", "retirements waiting for room in a CQ", &s.CQFullStalls},
-		{"Completion.DMAStalls", "events", "CQE writes waiting for room in the DMA queue", &s.CQEDMAStalls},
-		{"InitializeFastRegisterMr.MPTWrites", "writes", "MPT writes of NdkInitializeFastRegisterMr", &s.InitMPTWrites},
-		{"Completion.Interrupts", "interrupts", "MSI-X interrupts sent", &s.Interrupts},
-		{"Firmware.Commands", "commands", "firmware commands that reached the NIC", &s.FirmwareCommands},
-		{"Firmware.Backlog", "commands", "commands held by the provider: NIC command queue full", &s.FirmwareBacklog},
-		{"DataPath.RemoteReads", "requests", "RDMA Reads issued", &s.RemoteReads},
-		{"DataPath.RemoteRequests", "requests", "requests that arrived at the responder", &s.RemoteRequests},
-		{"DataPath.RemoteInvalidations", "tokens", "tokens invalidated by SendAndInvalidate", &s.RemoteInvalidations},
-		{"DataPath.RemoteInvalidateRefused", "requests", "SendAndInvalidate with a token the receiver cannot invalidate", &s.RemoteInvalidateRefused},
-		{"DataPath.TranslateStalls", "events", "responder waits for a translator slot", &s.RemoteTranslateStalls},
-		{"DataPath.DMABytes", "bytes", "payload bytes moved by data DMAs", &s.DataDMABytes},
-		{"DataPath.CQOverruns", "CQEs", "receive CQEs dropped: CQ full", &s.CQOverruns},
-		{"Firmware.Interrupts", "interrupts", "firmware completion MSI-X interrupts", &s.FirmwareIRQs},
-	} {
-		if err := ctr(c.name, c.unit, c.desc, c.v); err != nil {
-			return err
-		}
+	if err := r.Counters(p, s.blockCounters()...); err != nil {
+		return err
 	}
 	return a.tpt.Stats.Register(r, a.name+".TPT")
+}
+
+// registerOp registers one operation type's statistics under p.
+func registerOp(r *sim.Registry, p string, o *OpStats) error {
+	if err := r.Counters(p,
+		sim.Ctr("Posted", "requests", "requests posted (inline success)", &o.Posted),
+		sim.Ctr("Completed", "requests", "requests retired by the completion engine", &o.Completed),
+		sim.Ctr("CQEs", "CQEs", "CQEs made visible in host memory", &o.CQEs),
+		sim.Ctr("Errors", "requests", "requests retired with an error or STATUS_CANCELLED", &o.Errors),
+	); err != nil {
+		return err
+	}
+	for _, h := range []struct {
+		name, desc string
+		h          *sim.Histogram
+	}{
+		{"Latency.PostToDoorbellPS", "post to doorbell processed by the NIC", &o.ToDoorbellPS},
+		{"Latency.PostToFetchedPS", "post to WQE on the NIC and handed to the engine", &o.ToFetchedPS},
+		{"Latency.PostToExecutedPS", "post to commit (MPT update) or flush", &o.ToExecutedPS},
+		{"Latency.PostToCQEPS", "post to CQE visible in host memory", &o.ToCQEPS},
+	} {
+		if err := r.Histogram(p+h.name, "ps", h.desc, h.h); err != nil {
+			return err
+		}
+	}
+	if err := r.Formula(p+"Throughput", "requests/s", "retired requests per second from first post to last retirement",
+		func() float64 { return Throughput(o) }); err != nil {
+		return err
+	}
+	for q := range purposes {
+		if err := r.Counter(p+"PCIeBytes."+purposeNames[q], "bytes", "PCIe bytes this operation caused for "+purposeNames[q], &o.PCIeBytes[q]); err != nil {
+			return err
+		}
+		if err := r.Formula(p+"PCIeBytesPerOp."+purposeNames[q], "bytes/request", "PCIe bytes per posted request for "+purposeNames[q],
+			func() float64 { return float64(o.PCIeBytes[q]) / float64(o.Posted) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerStage registers one stage kind's statistics under p.
+func registerStage(r *sim.Registry, p string, st *StageStats, eng *sim.Engine) error {
+	if err := r.Counters(p,
+		sim.Ctr("Items", "items", "items that left the stage", &st.Items),
+		sim.Ctr("ResidencyPS", "ps", "sum of item residency (occupancy x time)", &st.ResidencyPS),
+		sim.Ctr("OutStalls", "events", "finished items that found the next queue full", &st.OutStalls),
+		sim.Ctr("StallPS", "ps", "time finished items waited for the next queue", &st.StallPS),
+		sim.Ctr("AcceptStalls", "cycles", "cycles an item could not start for a busy resource", &st.AcceptStalls),
+	); err != nil {
+		return err
+	}
+	return r.Formula(p+"Occupancy", "items", "mean items in the stage over the run",
+		func() float64 { return float64(st.ResidencyPS) / float64(eng.Now()) })
+}
+
+// blockCounters are the counters of the blocks, by block.
+func (s *Stats) blockCounters() []sim.CounterDef {
+	return []sim.CounterDef{
+		sim.Ctr("Doorbell.Doorbells", "writes", "doorbell MMIO writes that reached the NIC", &s.Doorbells),
+		sim.Ctr("Doorbell.MMIOWQEs", "WQEs", "WQEs written by WQE-by-MMIO that reached the NIC", &s.MMIOWQEs),
+		sim.Ctr("Doorbell.Overflow", "records", "doorbell records beyond the doorbell FIFO", &s.DoorbellOverflow),
+		sim.Ctr("Host.MMIOBacklog", "writes", "MMIO writes the CPU had to queue", &s.HostMMIOBacklog),
+		sim.Ctr("WQEFetch.Reads", "reads", "WQE DMA reads", &s.WQEFetches),
+		sim.Ctr("WQEFetch.WQEs", "WQEs", "WQEs read by DMA", &s.WQEsFetched),
+		sim.Ctr("WQEFetch.EngineStalls", "cycles", "fetched WQEs waiting for room in an engine queue", &s.FetchStalls),
+		sim.Ctr("WQEFetch.DMAStalls", "cycles", "fetches waiting for room in the DMA queue", &s.FetchDMAStalls),
+		sim.Ctr("Scheduler.Stalls", "cycles", "decisions waiting for room in the fetch queue", &s.SchedulerStalls),
+		sim.Ctr("Scheduler.Flushed", "requests", "requests cancelled by the flush path", &s.Flushed),
+		sim.Ctr("PageList.Fetches", "reads", "page-list DMA reads", &s.PageListFetches),
+		sim.Ctr("PageList.DMAStalls", "cycles", "page-list reads waiting for room in the DMA queue", &s.PageListDMAStalls),
+		sim.Ctr("Validate.MPTReads", "reads", "key-table entries read through the MPT cache by validate", &s.MPTReads),
+		sim.Ctr("Validate.MPTReadStalls", "stalls", "validate waiting for a free TPT request slot", &s.MPTReadStalls),
+		sim.Ctr("TPT.WriteStalls", "cycles", "MTT/MPT writes waiting for a TPT write slot", &s.TPTWriteStalls),
+		sim.Ctr("Validate.HazardStalls", "cycles", "requests waiting for an earlier request on the same MR", &s.HazardStalls),
+		sim.Ctr("Validate.ReadFenceStalls", "cycles", "READ_FENCE requests waiting for earlier reads", &s.ReadFenceStalls),
+		sim.Ctr("Validate.ErrorCompletions", "requests", "requests that failed in the NIC (QP to error)", &s.ErrorCompletions),
+		sim.Ctr("Completion.CQEs", "CQEs", "CQE writes issued", &s.CQEs),
+		sim.Ctr("Completion.Silent", "requests", "successful SILENT_SUCCESS requests retired without CQE", &s.Silent),
+		sim.Ctr("Completion.CQFullStalls", "events", "retirements waiting for room in a CQ", &s.CQFullStalls),
+		sim.Ctr("Completion.DMAStalls", "events", "CQE writes waiting for room in the DMA queue", &s.CQEDMAStalls),
+		sim.Ctr("InitializeFastRegisterMr.MPTWrites", "writes", "MPT writes of NdkInitializeFastRegisterMr", &s.InitMPTWrites),
+		sim.Ctr("Completion.Interrupts", "interrupts", "MSI-X interrupts sent", &s.Interrupts),
+		sim.Ctr("Firmware.Commands", "commands", "firmware commands that reached the NIC", &s.FirmwareCommands),
+		sim.Ctr("Firmware.Backlog", "commands", "commands held by the provider: NIC command queue full", &s.FirmwareBacklog),
+		sim.Ctr("DataPath.RemoteReads", "requests", "RDMA Reads issued", &s.RemoteReads),
+		sim.Ctr("DataPath.RemoteRequests", "requests", "requests that arrived at the responder", &s.RemoteRequests),
+		sim.Ctr("DataPath.RemoteInvalidations", "tokens", "tokens invalidated by SendAndInvalidate", &s.RemoteInvalidations),
+		sim.Ctr("DataPath.RemoteInvalidateRefused", "requests", "SendAndInvalidate with a token the receiver cannot invalidate", &s.RemoteInvalidateRefused),
+		sim.Ctr("DataPath.TranslateStalls", "events", "responder waits for a translator slot", &s.RemoteTranslateStalls),
+		sim.Ctr("DataPath.DMABytes", "bytes", "payload bytes moved by data DMAs", &s.DataDMABytes),
+		sim.Ctr("DataPath.CQOverruns", "CQEs", "receive CQEs dropped: CQ full", &s.CQOverruns),
+		sim.Ctr("Firmware.Interrupts", "interrupts", "firmware completion MSI-X interrupts", &s.FirmwareIRQs),
+	}
 }
