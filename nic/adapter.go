@@ -52,15 +52,15 @@ type Adapter struct {
 	host  hostMem
 
 	// NDK objects.
-	pds       uint32
-	qps       []*QP
-	cqs       []*CQ
-	mrPool    uint32
-	mwByIndex []*MW // window objects by key-table index
-	mrByIndex []*MR // MR objects by key-table index (READ_SINK check)
-	mem       *HostMemory
-	wire      *Wire
-	wireEnd   int
+	pds     uint32
+	qps     []*QP
+	cqs     []*CQ
+	mrPool  uint32
+	mrs     byIndex[MR] // MR objects by key-table index (READ_SINK, remote invalidation)
+	mws     byIndex[MW] // window objects by key-table index (remote invalidation)
+	mem     *HostMemory
+	wire    *Wire
+	wireEnd int
 
 	// Host side: the CPU's MMIO writes, and object calls waiting for the NIC.
 	cpu   mmioQueue

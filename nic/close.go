@@ -41,63 +41,63 @@ func (c *closer) closeDone() {
 func (a *Adapter) CloseObject(obj any, done RequestCompletion, ctx uint64) Status {
 	switch o := obj.(type) {
 	case *MR:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			// A RegisterMr/DeregisterMr in flight (rule 63), or windows bound
+			// to it (the MR is their antecedent, rules 53, 64): the close
+			// completes after the callback, or when the last window goes.
+			if o.fwBusy || o.windows > 0 {
+				return o.closeLater(done, ctx)
+			}
+			o.closed = true
+			a.closeMR(o)
+			return StatusSuccess
 		}
-		if o.fwBusy || o.windows > 0 {
-			// A RegisterMr/DeregisterMr is in flight: the close completes
-			// after its callback (rule 63). Windows are bound to it: the MR
-			// is their antecedent, the close completes when the last of them
-			// is closed or invalidated (rules 53, 64).
-			return o.closeLater(done, ctx)
-		}
-		o.closed = true
-		a.closeMR(o)
 	case *MW:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			a.closeMW(o)
+			return StatusSuccess
 		}
-		a.closeMW(o)
 	case *QP:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
-		}
-		if o.nicCompleted < o.posted {
+		if o != nil && !o.closed && o.nicCompleted < o.posted {
 			if done == nil {
 				return StatusInvalidParameter
 			}
-			a.Flush(o)
+			a.Flush(o) // rule 63: closes when the last request is retired
 			return o.closeLater(done, ctx)
 		}
-		o.closed = true
-		a.qpClosed(o)
+		if o != nil && !o.closed {
+			o.closed = true
+			a.qpClosed(o)
+			return StatusSuccess
+		}
 	case *CQ:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			return o.closeWhen(o.qps > 0, done, ctx)
 		}
-		if o.qps > 0 {
-			return o.closeLater(done, ctx)
-		}
-		o.closed = true
 	case *PD:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			return o.closeWhen(o.children > 0, done, ctx)
 		}
-		if o.children > 0 {
-			return o.closeLater(done, ctx)
-		}
-		o.closed = true
 	default:
 		return StatusInvalidParameter
 	}
+	return StatusInvalidHandle
+}
+
+// closeWhen closes at once, or, while the object has successors, later.
+func (c *closer) closeWhen(successors bool, done RequestCompletion, ctx uint64) Status {
+	if successors {
+		return c.closeLater(done, ctx)
+	}
+	c.closed = true
 	return StatusSuccess
 }
 
 // closeMR frees the MR's key-table entry (its tokens die) and MTT range.
 func (a *Adapter) closeMR(o *MR) {
 	a.freeMTT(o)
-	if o.Index() < uint32(len(a.mrByIndex)) && a.mrByIndex[o.Index()] == o {
-		a.mrByIndex[o.Index()] = nil
+	if a.mrs.at(o.Index()) == o {
+		a.mrs.set(o.Index(), nil)
 	}
 	a.releaseEntry(o.Index(), o.pd)
 }
@@ -113,7 +113,7 @@ func (a *Adapter) closeMW(o *MW) {
 		}
 	}
 	a.windowUnbound(o)
-	a.setMW(o.Index(), nil)
+	a.mws.set(o.Index(), nil)
 	a.releaseEntry(o.Index(), o.pd)
 }
 

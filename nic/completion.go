@@ -25,10 +25,7 @@ type completion struct {
 	wrote int // CQE writes started in this tick
 }
 
-var (
-	_ sim.Ticker  = (*completion)(nil)
-	_ sim.Handler = (*completion)(nil)
-)
+var _ sim.Handler = (*completion)(nil)
 
 func newCompletion(a *Adapter) *completion {
 	c := &completion{a: a}

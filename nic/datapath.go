@@ -83,7 +83,7 @@ func (a *Adapter) postData(qp *QP, op OpType, k opKind, ctx uint64, sge SGE, rva
 // readSink reports whether the local token names an MR registered as an
 // RDMA Read sink (rule 23).
 func (a *Adapter) readSink(tok uint32) bool {
-	mr := a.mrAt(mtt.Token(tok).Index())
+	mr := a.mrs.at(mtt.Token(tok).Index())
 	if mr == nil {
 		return false
 	}

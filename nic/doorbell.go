@@ -29,16 +29,12 @@ const (
 	qpnMask    = 1<<22 - 1
 )
 
-var (
-	_ stageWork   = (*doorbell)(nil)
-	_ stageSink   = (*doorbell)(nil)
-	_ sim.Handler = (*doorbell)(nil)
-)
+var _ sim.Handler = (*doorbell)(nil)
 
 func newDoorbell(a *Adapter) *doorbell {
 	d := &doorbell{a: a}
 	d.s = a.newStage(a.name+".", "Doorbell", a.spec.Doorbell, d, 0)
-	d.s.sink = d
+	d.s.sink = d.leave
 	d.s.in.Connect(nil, d.s.drv)
 	return d
 }

@@ -87,10 +87,7 @@ type firmware struct {
 	tptWait  bool     // the running command waits for a TPT write slot
 }
 
-var (
-	_ sim.Handler = (*firmware)(nil)
-	_ sim.Waker   = (*firmware)(nil)
-)
+var _ sim.Handler = (*firmware)(nil)
 
 func (f *firmware) add(c fwCmd) int {
 	c.used = true

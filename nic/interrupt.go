@@ -35,8 +35,15 @@ func (q *interrupts) cqeVisible(cq *CQ, now sim.Tick) {
 
 // Handle receives MSI-X arrivals and moderation timers.
 func (q *interrupts) Handle(now sim.Tick, arg uint64) {
-	if arg&^evMask == irqEvMSIX {
-		q.delivered(q.a.cqs[arg&evMask])
+	if arg&^evMask == irqEvMSIX { // an armed CQ notifies once
+		cq := q.a.cqs[arg&evMask]
+		cq.msixBusy = false
+		if cq.armed {
+			cq.armed = false
+			f := cq.notify
+			cq.notify = nil
+			f()
+		}
 		return
 	}
 	cq := q.a.cqs[(arg&evMask)>>32]
@@ -56,17 +63,4 @@ func (q *interrupts) raise(cq *CQ) {
 		cq.msixBusy = false
 		q.a.Stats.Interrupts--
 	}
-}
-
-// delivered runs when cq's MSI-X has reached the host: an armed CQ
-// notifies once.
-func (q *interrupts) delivered(cq *CQ) {
-	cq.msixBusy = false
-	if !cq.armed {
-		return
-	}
-	cq.armed = false
-	f := cq.notify
-	cq.notify = nil
-	f()
 }

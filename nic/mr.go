@@ -62,25 +62,36 @@ func (m *MR) Index() uint32 { return m.tok.Index() }
 // (rules 1, 2, 17). A full key table fails inline with
 // STATUS_INSUFFICIENT_RESOURCES.
 func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx uint64) (Status, *MR) {
+	var mr *MR
+	st := a.createKeyed(pd, func() (err error) { mr, err = a.allocMR(pd, fastRegister); return err },
+		pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
+	return st, mr
+}
+
+// createKeyed is CreateMr and CreateMw: a full key table fails inline, an
+// entry from the pool is taken inline (alloc), otherwise a firmware command
+// makes the call pending (c, whose callback must be set).
+func (a *Adapter) createKeyed(pd *PD, alloc func() error, c pendingCall) Status {
 	if pd == nil || pd.closed {
-		return StatusInvalidHandle, nil
+		return StatusInvalidHandle
 	}
 	if a.tpt.Keys().FreeEntries() == 0 {
-		return StatusInsufficientResources, nil
+		return StatusInsufficientResources
 	}
 	if a.mrPool > 0 {
-		mr, err := a.allocMR(pd, fastRegister)
-		if err != nil {
-			return StatusInsufficientResources, nil
+		if alloc() != nil {
+			return StatusInsufficientResources
 		}
 		a.mrPool--
-		return StatusSuccess, mr
+		return StatusSuccess
 	}
-	if done == nil {
-		return StatusInvalidParameter, nil
+	if c.create == nil && c.createMw == nil {
+		return StatusInvalidParameter
 	}
-	a.calls.firmware(pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
-	return StatusPending, nil
+	c.pd.children++ // the pending object holds the PD
+	id := a.calls.add(c)
+	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, &a.calls, callEvFirmware|uint64(id))
+	return StatusPending
 }
 
 func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
@@ -90,11 +101,26 @@ func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
 	}
 	pd.children++
 	mr := &MR{a: a, pd: pd, fastRegister: fast, tok: tok}
-	for uint32(len(a.mrByIndex)) <= tok.Index() {
-		a.mrByIndex = append(a.mrByIndex, nil)
-	}
-	a.mrByIndex[tok.Index()] = mr
+	a.mrs.set(tok.Index(), mr)
 	return mr, nil
+}
+
+// byIndex maps key-table indexes to the MR or MW objects that own them.
+type byIndex[T any] []*T
+
+func (t *byIndex[T]) set(idx uint32, o *T) {
+	for uint32(len(*t)) <= idx {
+		*t = append(*t, nil)
+	}
+	(*t)[idx] = o
+}
+
+// at returns the object of index idx, or nil.
+func (t byIndex[T]) at(idx uint32) *T {
+	if idx < uint32(len(t)) {
+		return t[idx]
+	}
+	return nil
 }
 
 // pendingCalls are the object calls pending on the NIC: CreateMr and
@@ -143,13 +169,6 @@ func (p *pendingCalls) take(id int) pendingCall {
 	return c
 }
 
-// firmware issues the create-mkey command of a pending CreateMr/CreateMw.
-func (p *pendingCalls) firmware(c pendingCall) {
-	c.pd.children++ // the pending object holds the PD
-	id := p.add(c)
-	p.a.eng.After(sim.Tick(p.a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, p, callEvFirmware|uint64(id))
-}
-
 // Handle ends a pending call.
 func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
 	id := int(arg & evMask)
@@ -188,21 +207,20 @@ func (p *pendingCalls) writeSlotFree() {
 // firmwareDone ends a CreateMr or CreateMw whose firmware command is done.
 func (a *Adapter) firmwareDone(p pendingCall) {
 	p.pd.children--
+	st := StatusSuccess
 	if p.createMw != nil {
 		mw, err := a.allocMW(p.pd)
 		if err != nil {
-			p.createMw(p.ctx, StatusInsufficientResources, nil)
-			return
+			st = StatusInsufficientResources
 		}
-		p.createMw(p.ctx, StatusSuccess, mw)
+		p.createMw(p.ctx, st, mw)
 		return
 	}
 	mr, err := a.allocMR(p.pd, p.fast)
 	if err != nil {
-		p.create(p.ctx, StatusInsufficientResources, nil)
-		return
+		st = StatusInsufficientResources
 	}
-	p.create(p.ctx, StatusSuccess, mr)
+	p.create(p.ctx, st, mr)
 }
 
 // InitializeFastRegisterMr is NdkInitializeFastRegisterMr (docs/ndk.md 2.F).
@@ -241,12 +259,9 @@ func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAcces
 		return StatusInvalidParameter
 	}
 	if !mr.initialized || mr.mttCount != pageCount {
-		off, err := a.tpt.MTT().Alloc(pageCount)
-		if err != nil {
-			if errors.Is(err, mtt.ErrNoSpace) {
-				return StatusInsufficientResources
-			}
-			panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
+		off, ok := a.allocMTT(pageCount)
+		if !ok {
+			return StatusInsufficientResources
 		}
 		if mr.initialized {
 			a.freeMTT(mr)
@@ -256,6 +271,16 @@ func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAcces
 	mr.initialized, mr.initPages, mr.remoteAccess = true, pageCount, remoteAccess
 	a.calls.writeInitMPT(a.calls.add(pendingCall{request: done, ctx: ctx, mr: mr}))
 	return StatusPending
+}
+
+// allocMTT takes a range of n MTT entries; false when no free range is
+// long enough (STATUS_INSUFFICIENT_RESOURCES).
+func (a *Adapter) allocMTT(n uint32) (uint32, bool) {
+	off, err := a.tpt.MTT().Alloc(n)
+	if err != nil && !errors.Is(err, mtt.ErrNoSpace) {
+		panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
+	}
+	return off, err == nil
 }
 
 func (a *Adapter) freeMTT(mr *MR) {

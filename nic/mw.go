@@ -23,25 +23,9 @@ func (w *MW) Index() uint32 { return w.tok.Index() }
 // command of FirmwareCommandNS (PENDING, done later). A full key table is
 // STATUS_INSUFFICIENT_RESOURCES inline.
 func (a *Adapter) CreateMw(pd *PD, done func(ctx uint64, status Status, mw *MW), ctx uint64) (Status, *MW) {
-	if pd == nil || pd.closed {
-		return StatusInvalidHandle, nil
-	}
-	if a.tpt.Keys().FreeEntries() == 0 {
-		return StatusInsufficientResources, nil
-	}
-	if a.mrPool > 0 || done == nil {
-		if a.mrPool == 0 {
-			return StatusInvalidParameter, nil
-		}
-		mw, err := a.allocMW(pd)
-		if err != nil {
-			return StatusInsufficientResources, nil
-		}
-		a.mrPool--
-		return StatusSuccess, mw
-	}
-	a.calls.firmware(pendingCall{createMw: done, ctx: ctx, pd: pd})
-	return StatusPending, nil
+	var mw *MW
+	st := a.createKeyed(pd, func() (err error) { mw, err = a.allocMW(pd); return err }, pendingCall{createMw: done, ctx: ctx, pd: pd})
+	return st, mw
 }
 
 func (a *Adapter) allocMW(pd *PD) (*MW, error) {
@@ -51,7 +35,7 @@ func (a *Adapter) allocMW(pd *PD) (*MW, error) {
 	}
 	pd.children++
 	mw := &MW{a: a, pd: pd, tok: tok}
-	a.setMW(tok.Index(), mw)
+	a.mws.set(tok.Index(), mw)
 	return mw, nil
 }
 
@@ -127,21 +111,10 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 // request executes (double invalidate, or already invalidated remotely,
 // rule 57) is an error completion STATUS_INVALID_DEVICE_STATE.
 func (a *Adapter) InvalidateMw(qp *QP, ctx uint64, mw *MW, flags OpFlags) Status {
-	st := StatusInvalidHandle
-	if mw != nil && !mw.closed {
-		st = checkWR(qp, OpInvalidate, flags)
+	if mw == nil || mw.closed {
+		return a.inlineFailure(qp, StatusInvalidHandle)
 	}
-	if st == StatusSuccess && qp.full() {
-		st = StatusNoMoreEntries
-	}
-	if st != StatusSuccess {
-		return a.inlineFailure(qp, st)
-	}
-	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
-	w.mw = mw
-	w.tok = mw.tok
-	a.submit(qp, flags)
-	return StatusSuccess
+	return a.postInvalidate(qp, ctx, flags, StatusSuccess, nil, mw, mw.tok)
 }
 
 // windowUnbound records in the provider that mw's NIC entry was
@@ -158,21 +131,4 @@ func (a *Adapter) windowUnbound(mw *MW) {
 		a.closeMR(mr)
 		mr.closeDone()
 	}
-}
-
-// setMW records the window object of key-table index idx (remote
-// invalidation finds the window by its token).
-func (a *Adapter) setMW(idx uint32, mw *MW) {
-	for uint32(len(a.mwByIndex)) <= idx {
-		a.mwByIndex = append(a.mwByIndex, nil)
-	}
-	a.mwByIndex[idx] = mw
-}
-
-// mwAt returns the window object of key-table index idx, or nil.
-func (a *Adapter) mwAt(idx uint32) *MW {
-	if idx < uint32(len(a.mwByIndex)) {
-		return a.mwByIndex[idx]
-	}
-	return nil
 }

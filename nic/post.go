@@ -105,23 +105,32 @@ func checkWR(qp *QP, op OpType, flags OpFlags) Status {
 // Invalidate is NdkInvalidate of a fast-register MR (docs/ndk.md 2.I); windows
 // are invalidated with InvalidateMw.
 func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
-	st := StatusInvalidHandle
-	if mr != nil && !mr.closed {
-		st = checkWR(qp, OpInvalidate, flags) // rule 4, 55
+	if mr == nil || mr.closed {
+		return a.inlineFailure(qp, StatusInvalidHandle)
 	}
-	switch {
-	case st != StatusSuccess:
-	case !mr.fastRegister:
-		st = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
-	case qp.full():
-		st = StatusNoMoreEntries // 5.7
+	kind := StatusSuccess
+	if !mr.fastRegister {
+		kind = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
+	}
+	return a.postInvalidate(qp, ctx, flags, kind, mr, nil, mr.tok)
+}
+
+// postInvalidate posts an Invalidate of tok (mr's or mw's) after the
+// checks, in order: QP, flags, connection (rule 4, 55), the object's kind
+// (kind), a free slot (5.7).
+func (a *Adapter) postInvalidate(qp *QP, ctx uint64, flags OpFlags, kind Status, mr *MR, mw *MW, tok mtt.Token) Status {
+	st := checkWR(qp, OpInvalidate, flags)
+	if st == StatusSuccess {
+		st = kind
+	}
+	if st == StatusSuccess && qp.full() {
+		st = StatusNoMoreEntries
 	}
 	if st != StatusSuccess {
 		return a.inlineFailure(qp, st)
 	}
 	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
-	w.mr = mr
-	w.tok = mr.tok
+	w.mr, w.mw, w.tok = mr, mw, tok
 	a.submit(qp, flags)
 	return StatusSuccess
 }

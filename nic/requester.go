@@ -15,16 +15,19 @@ import (
 // its data has been written to host memory).
 type requester struct {
 	a       *Adapter
-	out     []packet // requests executed, waiting to leave in order (payload reads)
-	used    []bool
-	ready   []bool
-	order   []int // out ids in execution order
+	out     []outPacket // executed, in execution order, waiting to leave
+	sent    uint64      // packets that have left: out[0] is number sent
 	scratch []uint64
+}
+
+type outPacket struct {
+	p     packet
+	ready bool // its payload is on the NIC
 }
 
 // Events of requester.Handle.
 const (
-	reqEvPayload = 1 << evShift // payload DMA read of a Write/Send done: out id
+	reqEvPayload = 1 << evShift // payload DMA read of a Write/Send done: packet number
 	reqEvPlaced  = 2 << evShift // Read data placed in host memory: qpn<<32 | slot
 )
 
@@ -33,7 +36,7 @@ var _ sim.Handler = (*requester)(nil)
 // Handle receives the payload reads and the Read data placements.
 func (r *requester) Handle(now sim.Tick, arg uint64) {
 	if arg&^evMask == reqEvPayload {
-		r.ready[arg&evMask] = true
+		r.out[arg&evMask-r.sent].ready = true
 		r.transmit()
 		return
 	}
@@ -83,14 +86,15 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		p.kind = pktWriteReq
 	}
 	if n == 0 {
-		r.ready[r.add(p)] = true
+		r.out = append(r.out, outPacket{p, true})
 		r.transmit()
 		return acceptSync
 	}
 	// The payload is read from host memory by DMA, then transmitted.
 	p.data = a.wire.buf(n)
 	a.mem.readPages(pages, off, p.data)
-	if err := a.dma.Read(pages[0]+off, n, r, reqEvPayload|uint64(r.add(p))); err != nil {
+	r.out = append(r.out, outPacket{p, false})
+	if err := a.dma.Read(pages[0]+off, n, r, reqEvPayload|(r.sent+uint64(len(r.out))-1)); err != nil {
 		panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
 	}
 	a.Stats.DataDMABytes += n
@@ -109,35 +113,15 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 	return pages, off, ok
 }
 
-// add queues p to leave after the requests executed before it.
-func (r *requester) add(p packet) int {
-	id := -1
-	for i := range r.out {
-		if !r.used[i] {
-			id = i
-			break
-		}
-	}
-	if id < 0 {
-		r.out = append(r.out, packet{})
-		r.used = append(r.used, false)
-		r.ready = append(r.ready, false)
-		id = len(r.out) - 1
-	}
-	r.out[id], r.used[id], r.ready[id] = p, true, false
-	r.order = append(r.order, id)
-	return id
-}
-
 // transmit puts ready packets on the wire in execution order, so a Read
 // never overtakes an earlier Write whose payload is still being read
 // (requests of a connection stay in order, as RC requires).
 func (r *requester) transmit() {
-	for len(r.order) > 0 && r.ready[r.order[0]] {
-		id := r.order[0]
-		r.order = r.order[1:]
-		p := r.out[id]
-		r.out[id], r.used[id], r.ready[id] = packet{}, false, false
+	for len(r.out) > 0 && r.out[0].ready {
+		p := r.out[0].p
+		r.out[0] = outPacket{}
+		r.out = r.out[1:]
+		r.sent++
 		r.a.wire.send(r.a.wireEnd, p)
 	}
 }

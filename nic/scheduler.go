@@ -62,8 +62,14 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		qp.inSched = false
 		n := qp.nicPI - qp.fetchIdx
 		n = min(n, uint64(s.a.spec.WQEFetchBatchMax))
-		if qp.err {
-			s.flush(qp, n, now)
+		if qp.err { // flush: cancelled, in post order
+			for range n {
+				w := qp.slot(qp.fetchIdx)
+				w.status, w.skip, w.tFetched = StatusCancelled, true, now
+				s.a.completion.markDone(qp, qp.fetchIdx, now)
+				qp.fetchIdx++
+			}
+			s.a.Stats.Flushed += n
 		} else {
 			s.request(qp, n, now)
 		}
@@ -77,19 +83,6 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		s.drv.WakeAt(max(s.nextAccept, now+s.period))
 	}
 	return false
-}
-
-// flush cancels the next n WRs of qp, in the error state: they go straight
-// to the completion engine with STATUS_CANCELLED.
-func (s *scheduler) flush(qp *QP, n uint64, now sim.Tick) {
-	for i := uint64(0); i < n; i++ {
-		w := qp.slot(qp.fetchIdx)
-		w.status, w.skip = StatusCancelled, true
-		w.tFetched = now
-		s.a.completion.markDone(qp, qp.fetchIdx, now)
-		qp.fetchIdx++
-	}
-	s.a.Stats.Flushed += n
 }
 
 // request asks the WQE fetch for up to n WRs of qp: one contiguous read

@@ -266,8 +266,12 @@ func (s Spec) Validate() error {
 		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
 			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
 	})
-	for _, st := range s.stageSpecs() {
-		check(st.s.checks(st.name))
+	v := reflect.ValueOf(s) // every StageSpec field, under its JSON key
+	for i := range v.NumField() {
+		if st, ok := v.Field(i).Interface().(StageSpec); ok {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			check(st.checks(name))
+		}
 	}
 	check([]fieldCheck{
 		{"wqe_fetch_batch_max", s.WQEFetchBatchMax, in(s.WQEFetchBatchMax, 1, 256), "1..256"},
@@ -294,25 +298,6 @@ type fieldCheck struct {
 }
 
 func in[T uint32 | uint64](v, lo, hi T) bool { return v >= lo && v <= hi }
-
-// stageSpecs are the spec's StageSpec fields under their JSON keys, in
-// declaration order: a stage's timing is validated once its field exists.
-func (s *Spec) stageSpecs() []namedStageSpec {
-	var out []namedStageSpec
-	v := reflect.ValueOf(s).Elem()
-	for i := range v.NumField() {
-		if st, ok := v.Field(i).Interface().(StageSpec); ok {
-			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-			out = append(out, namedStageSpec{name, st})
-		}
-	}
-	return out
-}
-
-type namedStageSpec struct {
-	name string
-	s    StageSpec
-}
 
 // Info is the NDK_ADAPTER_INFO this adapter reports (docs/ndk.md 1.3).
 func (s Spec) Info() AdapterInfo {

@@ -46,11 +46,6 @@ type stageWork interface {
 	accept(s *stage, m item, now sim.Tick) acceptResult
 }
 
-// stageSink takes the items leaving a stage that has no output port.
-type stageSink interface {
-	leave(m item, now sim.Tick)
-}
-
 type acceptResult uint8
 
 const (
@@ -76,10 +71,10 @@ type inflight struct {
 type stage struct {
 	block
 	work       stageWork
-	sink       stageSink       // with out nil
-	in         *sim.Port[item] // from the stage before
-	out        *sim.Port[item] // to the stage after; nil: sink
-	hold       sim.Tick        // LatencyCycles-1 cycles: the port adds the last one
+	sink       func(item, sim.Tick) // takes the items when out is nil
+	in         *sim.Port[item]      // from the stage before
+	out        *sim.Port[item]      // to the stage after; nil: sink
+	hold       sim.Tick             // LatencyCycles-1 cycles: the port adds the last one
 	fl         []inflight
 	head, n    int
 	waitingN   int // async items outstanding
@@ -88,10 +83,7 @@ type stage struct {
 	st         *StageStats
 }
 
-var (
-	_ sim.Ticker  = (*stage)(nil)
-	_ sim.Handler = (*stage)(nil)
-)
+var _ sim.Handler = (*stage)(nil)
 
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
@@ -157,7 +149,7 @@ func (s *stage) emit(now sim.Tick) {
 		s.head = (s.head + 1) % len(s.fl)
 		s.n--
 		if s.out == nil {
-			s.sink.leave(m, now)
+			s.sink(m, now)
 		} else if err := s.out.Send(m); err != nil {
 			panic(err)
 		}

@@ -80,7 +80,15 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.Stats.MPTReadStalls++
 		return acceptStall
 	}
-	valid, key := v.entry(hz, w.tok)
+	valid, key := hz.valid, hz.key
+	if hz.n == 0 {
+		ent, ok := a.tpt.Keys().Entry(w.tok.Index())
+		if !ok || ent.State == mtt.StateFree {
+			valid, key = false, w.tok.Key()+1 // no entry: any token is stale
+		} else {
+			valid, key = ent.State == mtt.StateValid, ent.Key
+		}
+	}
 	result := acceptSync
 	if readMPT {
 		slot := s.nextSlot()
@@ -92,7 +100,16 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.Stats.MPTReads++
 		result = acceptAsync
 	}
-	if status := check(w, valid, key); status != StatusSuccess {
+	status := StatusSuccess
+	switch {
+	case key != w.tok.Key():
+		status = StatusInvalidDeviceState
+	case (w.op == OpFastRegister || w.op == OpBind) && valid:
+		status = StatusInvalidDeviceState // 5.6 rule 45; 5.5: invalidate before rebinding
+	case w.op == OpInvalidate && !valid:
+		status = StatusInvalidDeviceState
+	}
+	if status != StatusSuccess {
 		w.status, w.skip = status, true
 		qp.err = true
 		a.Stats.ErrorCompletions++
@@ -107,34 +124,6 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	}
 	hz.key = key
 	return result
-}
-
-// entry is the state of tok's key-table entry the request is checked
-// against: what the requests in flight on it will leave, or the entry.
-func (v *validate) entry(hz *hazard, tok mtt.Token) (valid bool, key uint8) {
-	if hz.n > 0 {
-		return hz.valid, hz.key
-	}
-	ent, ok := v.a.tpt.Keys().Entry(tok.Index())
-	if !ok || ent.State == mtt.StateFree {
-		return false, tok.Key() + 1 // no entry: any token is stale
-	}
-	return ent.State == mtt.StateValid, ent.Key
-}
-
-// check is the request's status against its entry's state.
-func check(w *wr, valid bool, key uint8) Status {
-	switch {
-	case key != w.tok.Key():
-		return StatusInvalidDeviceState
-	case w.op == OpFastRegister && valid:
-		return StatusInvalidDeviceState
-	case w.op == OpBind && valid:
-		return StatusInvalidDeviceState // 5.5: invalidate before rebinding
-	case w.op == OpInvalidate && !valid:
-		return StatusInvalidDeviceState
-	}
-	return StatusSuccess
 }
 
 // scoreboard is the hazard interlock: per key-table index, the requests

@@ -29,10 +29,7 @@ type fetchSlot struct {
 	busy    bool
 }
 
-var (
-	_ sim.Ticker  = (*wqeFetch)(nil)
-	_ sim.Handler = (*wqeFetch)(nil)
-)
+var _ sim.Handler = (*wqeFetch)(nil)
 
 func newWQEFetch(a *Adapter) *wqeFetch {
 	n := a.spec.WQEFetchOutstandingMax

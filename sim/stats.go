@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"reflect"
 	"sort"
 )
 
@@ -212,21 +213,31 @@ func (r *Registry) Histogram(name, unit, desc string, h *Histogram) error {
 	return r.add(regEntry{name: name, unit: unit, desc: desc, hist: h})
 }
 
-// CounterDef names one counter field for Counters.
-type CounterDef struct {
-	Name, Unit, Desc string
-	V                *uint64
-}
-
-// Ctr is the CounterDef of v.
-func Ctr(name, unit, desc string, v *uint64) CounterDef {
-	return CounterDef{Name: name, Unit: unit, Desc: desc, V: v}
-}
-
-// Counters registers each counter of cs under prefix+Name, in order.
-func (r *Registry) Counters(prefix string, cs ...CounterDef) error {
-	for _, c := range cs {
-		if err := r.Counter(prefix+c.Name, c.Unit, c.Desc, c.V); err != nil {
+// Struct registers the statistics of the struct p points to: every field
+// with a stat tag, a uint64 as a counter or a Histogram as a histogram,
+// under prefix+the tag, with its unit and desc tags, as in
+//
+//	Hits uint64 `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
+//
+// Fields without a stat tag are not registered.
+func (r *Registry) Struct(prefix string, p any) error {
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, ok := f.Tag.Lookup("stat")
+		if !ok {
+			continue
+		}
+		e := regEntry{name: prefix + name, unit: f.Tag.Get("unit"), desc: f.Tag.Get("desc")}
+		switch x := v.Field(i).Addr().Interface().(type) {
+		case *uint64:
+			e.ctr = x
+		case *Histogram:
+			e.hist = x
+		default:
+			return fmt.Errorf("sim: statistic %q: field %s is a %s, want uint64 or Histogram", e.name, f.Name, f.Type)
+		}
+		if err := r.add(e); err != nil {
 			return err
 		}
 	}

@@ -57,17 +57,36 @@ func TestRegistryRequiresUnitAndDescriptionAndUniqueNames(t *testing.T) {
 	require.Error(t, r.Counter("x", "events", "d", &c))
 }
 
-func TestRegistryCountersRegistersEachUnderPrefixAndStopsAtAnError(t *testing.T) {
+func TestRegistryStructRegistersTaggedFieldsWithUnitAndDescription(t *testing.T) {
+	var s struct {
+		Hits    uint64    `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
+		Latency Histogram `stat:"LatencyPS" unit:"ps" desc:"access latency"`
+		Scratch uint64
+	}
+	s.Hits = 3
+	s.Latency.Record(7)
 	r := NewRegistry()
-	var a, b uint64 = 3, 4
-	require.NoError(t, r.Counters("NIC.", Ctr("A", "events", "first", &a), Ctr("B", "bytes", "second", &b)))
+	require.NoError(t, r.Struct("NIC.Cache.", &s))
 	snap := r.Snapshot()
-	require.Len(t, snap, 2)
-	require.Equal(t, "NIC.A", snap[0].Name)
+	require.Len(t, snap, 2, "the untagged field is not registered")
+	require.Equal(t, "NIC.Cache.Hits", snap[0].Name)
+	require.Equal(t, "accesses", snap[0].Unit)
+	require.Equal(t, "accesses that hit", snap[0].Desc)
 	require.Equal(t, uint64(3), *snap[0].Count)
-	require.Equal(t, "bytes", snap[1].Unit)
-	require.Error(t, r.Counters("NIC.", Ctr("C", "events", "third", &a), Ctr("A", "events", "again", &a)))
-	require.Len(t, r.Snapshot(), 3, "the counter before the refused one is registered")
+	require.Equal(t, "NIC.Cache.LatencyPS", snap[1].Name)
+	require.Equal(t, uint64(1), snap[1].Hist.Count)
+	require.Error(t, r.Struct("NIC.Cache.", &s), "registered twice")
+}
+
+func TestRegistryStructRefusesAFieldOfAnotherTypeOrWithoutUnit(t *testing.T) {
+	var bad struct {
+		N uint32 `stat:"N" unit:"events" desc:"a 32-bit counter"`
+	}
+	require.ErrorContains(t, NewRegistry().Struct("", &bad), "want uint64 or Histogram")
+	var noUnit struct {
+		N uint64 `stat:"N" desc:"no unit"`
+	}
+	require.Error(t, NewRegistry().Struct("", &noUnit))
 }
 
 func TestRegistryDumpIsSortedByName(t *testing.T) {
