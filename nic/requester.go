@@ -15,8 +15,9 @@ import (
 // its data has been written to host memory).
 type requester struct {
 	a       *Adapter
-	out     []outPacket // executed, in execution order, waiting to leave
-	sent    uint64      // packets that have left: out[0] is number sent
+	out     []outPacket // executed, in execution order; out[head:] wait to leave
+	head    int
+	sent    uint64 // packets that have left: out[head] is packet number sent
 	scratch []uint64
 }
 
@@ -36,7 +37,7 @@ var _ sim.Handler = (*requester)(nil)
 // Handle receives the payload reads and the Read data placements.
 func (r *requester) Handle(now sim.Tick, arg uint64) {
 	if arg&^evMask == reqEvPayload {
-		r.out[arg&evMask-r.sent].ready = true
+		r.out[r.head+int(arg&evMask-r.sent)].ready = true
 		r.transmit()
 		return
 	}
@@ -94,7 +95,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 	p.data = a.wire.buf(n)
 	a.mem.readPages(pages, off, p.data)
 	r.out = append(r.out, outPacket{p, false})
-	if err := a.dma.Read(pages[0]+off, n, r, reqEvPayload|(r.sent+uint64(len(r.out))-1)); err != nil {
+	if err := a.dma.Read(pages[0]+off, n, r, reqEvPayload|(r.sent+uint64(len(r.out)-1-r.head))); err != nil {
 		panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
 	}
 	a.Stats.DataDMABytes += n
@@ -117,12 +118,16 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 // never overtakes an earlier Write whose payload is still being read
 // (requests of a connection stay in order, as RC requires).
 func (r *requester) transmit() {
-	for len(r.out) > 0 && r.out[0].ready {
-		p := r.out[0].p
-		r.out[0] = outPacket{}
-		r.out = r.out[1:]
+	for r.head < len(r.out) && r.out[r.head].ready {
+		p := r.out[r.head].p
+		r.out[r.head] = outPacket{}
+		r.head++
 		r.sent++
 		r.a.wire.send(r.a.wireEnd, p)
+	}
+	if r.head >= len(r.out)/2 { // keep the waiting packets at the front: memory stays bounded by them
+		n := copy(r.out, r.out[r.head:])
+		r.out, r.head = r.out[:n], 0
 	}
 }
 
