@@ -28,9 +28,8 @@ type CreateCompletion func(ctx uint64, status Status, mr *MR)
 // the one callback of a pending object call.
 type RequestCompletion func(ctx uint64, status Status)
 
-// Every block is the sim.Handler of its own DMA, MMIO and timer
-// completions. A block that has more than one kind of event keeps the kind
-// in the top byte of the argument (evShift) and its operand below (evMask).
+// Every block handles its own completions (sim.Handler); one with several
+// kinds of event keeps the kind in the argument's top byte, above evMask.
 const (
 	evShift = 56
 	evMask  = 1<<evShift - 1
@@ -135,9 +134,8 @@ func (a *Adapter) Clock() sim.ClockDomain { return a.clock }
 // Now is the current simulated time.
 func (a *Adapter) Now() sim.Tick { return a.eng.Now() }
 
-// mmioQueue is the host CPU's MMIO writes: sent at once, or, when the CPU's
-// MMIO queue on the link is full, held in order and retried when an earlier
-// write arrives at the NIC.
+// mmioQueue is the host CPU's MMIO writes: sent at once, or, with the link's
+// MMIO queue full, held in order until an earlier write arrives.
 type mmioQueue struct {
 	a    *Adapter
 	held []mmioReq

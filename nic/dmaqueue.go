@@ -6,10 +6,9 @@ import (
 	"github.com/nicsim/nicsim/sim"
 )
 
-// dmaQueue is the data-movement channel of the DMA engine: payload reads
-// and writes of the data path, and receive CQEs. A request goes to the DMA
-// engine at once, or, when its queue is full, waits here in order until
-// the engine has room (it wakes the queue).
+// dmaQueue is the data-movement channel of the DMA engine (payload reads
+// and writes, receive CQEs): a request goes to the DMA engine at once, or,
+// when its queue is full, waits here in order until it has room.
 type dmaQueue struct {
 	a    *Adapter
 	wait []dmaReq

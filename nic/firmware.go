@@ -90,16 +90,10 @@ type firmware struct {
 var _ sim.Handler = (*firmware)(nil)
 
 func (f *firmware) add(c fwCmd) int {
-	c.used = true
-	for i := range f.cmds {
-		if !f.cmds[i].used {
-			c.pages = f.cmds[i].pages[:0]
-			f.cmds[i] = c
-			return i
-		}
-	}
-	f.cmds = append(f.cmds, c)
-	return len(f.cmds) - 1
+	i := claim(&f.cmds, func(c *fwCmd) bool { return c.used })
+	c.used, c.pages = true, f.cmds[i].pages[:0]
+	f.cmds[i] = c
+	return i
 }
 
 // hostWork schedules ev|id when the driver thread has done d of work.

@@ -2,9 +2,8 @@ package nic
 
 import "github.com/nicsim/nicsim/sim"
 
-// interrupts is the NIC's MSI-X block with interrupt moderation: an armed
-// CQ interrupts after ModerationCQEs CQEs or ModerationTimeNS after the
-// first, whichever comes first (NdkArmCq).
+// interrupts is the NIC's MSI-X block (NdkArmCq): an armed CQ interrupts
+// after ModerationCQEs CQEs or ModerationTimeNS after the first, if sooner.
 type interrupts struct{ a *Adapter }
 
 // Events of interrupts.Handle.

@@ -152,15 +152,22 @@ const (
 var _ sim.Handler = (*pendingCalls)(nil)
 
 func (p *pendingCalls) add(c pendingCall) int {
+	i := claim(&p.calls, func(c *pendingCall) bool { return c.used })
 	c.used = true
-	for i := range p.calls {
-		if !p.calls[i].used {
-			p.calls[i] = c
+	p.calls[i] = c
+	return i
+}
+
+// claim returns the first slot of *s that is not used, growing *s by one
+// when every slot is.
+func claim[T any](s *[]T, used func(*T) bool) int {
+	for i := range *s {
+		if !used(&(*s)[i]) {
 			return i
 		}
 	}
-	p.calls = append(p.calls, c)
-	return len(p.calls) - 1
+	*s = append(*s, *new(T))
+	return len(*s) - 1
 }
 
 func (p *pendingCalls) take(id int) pendingCall {

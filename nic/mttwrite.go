@@ -50,10 +50,9 @@ func mttWriteBytes(off, count uint32) uint64 {
 	return hi - lo
 }
 
-// tptWriters is the completion of the TPT's registration writes: when one
-// has left the NIC, what waits for a TPT write slot may go on, in this
-// order: pending initialisations, the firmware, then the MTT write and MPT
-// update stages of each engine.
+// tptWriters handles the TPT's registration writes: when one has left the
+// NIC, what waits for a write slot may go on, in this order: pending
+// initialisations, the firmware, each engine's MTT write and MPT update.
 type tptWriters struct {
 	a      *Adapter
 	stages []*sim.TickDriver

@@ -8,11 +8,10 @@ import (
 )
 
 // requester is the initiator side of the remote data path. Send, Read and
-// Write execute at the MPT-update stage (execute): the local buffer is
-// checked; Write and Send read their data from host memory by DMA and then
-// go on the wire; Read sends its request. Packets leave in execution order.
-// A request completes when the peer's answer has arrived (and, for a Read,
-// its data has been written to host memory).
+// Write execute at the MPT-update stage: the local buffer is checked; Write
+// and Send read their data from host memory by DMA, then go on the wire in
+// execution order. A request completes when the peer's answer has arrived
+// (and, for a Read, its data has been written to host memory).
 type requester struct {
 	a       *Adapter
 	out     []outPacket // executed, in execution order; out[head:] wait to leave

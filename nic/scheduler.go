@@ -19,11 +19,10 @@ type scheduler struct {
 
 // fetchReq asks the WQE fetch engine for WRs [first, first+count) of a QP.
 type fetchReq struct {
-	qp     uint32
-	first  uint64
-	count  uint32
-	mmio   bool // already on the NIC: no DMA
-	issued sim.Tick
+	qp    uint32
+	first uint64
+	count uint32
+	mmio  bool // already on the NIC: no DMA
 }
 
 var _ sim.Ticker = (*scheduler)(nil)
@@ -98,7 +97,7 @@ func (s *scheduler) request(qp *QP, n uint64, now sim.Tick) {
 			break
 		}
 	}
-	if err := s.out.Send(fetchReq{qp: qp.num, first: qp.fetchIdx, count: uint32(c), mmio: mmio, issued: now}); err != nil {
+	if err := s.out.Send(fetchReq{qp: qp.num, first: qp.fetchIdx, count: uint32(c), mmio: mmio}); err != nil {
 		panic(err)
 	}
 	qp.fetchIdx += c

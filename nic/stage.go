@@ -61,13 +61,11 @@ type inflight struct {
 	waiting bool
 }
 
-// stage is the shell of one pipeline stage: a sim.Ticker on the NIC clock
-// with a bounded input port, a latency and a throughput in cycles, and a
-// bounded set of items in flight that leave in order; its work (stageWork)
-// says what happens to an item. Ports between stages have a latency of one
+// stage is the shell of one pipeline stage around its work: a bounded input
+// port, a latency and a throughput in cycles, and a bounded set of items in
+// flight that leave in order. Ports between stages have a latency of one
 // cycle, so an item moves at most one stage per cycle; an item accepted at
-// cycle c leaves at c+LatencyCycles-1 and is visible to the next stage at
-// c+LatencyCycles.
+// cycle c is visible to the next stage at c+LatencyCycles.
 type stage struct {
 	block
 	work       stageWork

@@ -127,8 +127,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 }
 
 // scoreboard is the hazard interlock: per key-table index, the requests
-// past validate and not yet committed. It also knows every engine's
-// validate stage, to wake them when what they wait for is over.
+// past validate and not yet committed; and every engine's validate stage.
 type scoreboard struct {
 	entries   []hazard
 	validates []*sim.TickDriver

@@ -26,7 +26,6 @@ type fetchSlot struct {
 	req     fetchReq
 	next    uint32 // next WR of the request to hand on
 	readyAt sim.Tick
-	busy    bool
 }
 
 var _ sim.Handler = (*wqeFetch)(nil)
@@ -132,7 +131,7 @@ func (f *wqeFetch) read(r fetchReq, id uint32) {
 func (f *wqeFetch) take(r fetchReq) uint32 {
 	id := f.free[len(f.free)-1]
 	f.free = f.free[:len(f.free)-1]
-	f.slots[id] = fetchSlot{req: r, busy: true, readyAt: sim.MaxTick}
+	f.slots[id] = fetchSlot{req: r, readyAt: sim.MaxTick}
 	return id
 }
 
