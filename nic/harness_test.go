@@ -85,3 +85,11 @@ func pages(n int) []uint64 {
 
 // poll returns every visible result of the harness CQ.
 func (h *harness) poll() []Result { return h.a.GetCQResults(h.cq, 1<<20) }
+
+// one returns the one visible result of the harness CQ.
+func (h *harness) one() Result {
+	h.t.Helper()
+	res := h.poll()
+	require.Len(h.t, res, 1)
+	return res[0]
+}

@@ -160,10 +160,9 @@ func TestStaleWindowTokenAfterRebindRefused(t *testing.T) {
 	old := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
 	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 3, mw, 0))
 	h.run()
-	res := h.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, OpInvalidate, res[0].Type)
-	require.Equal(t, StatusSuccess, res[0].Status)
+	res := h.one()
+	require.Equal(t, OpInvalidate, res.Type)
+	require.Equal(t, StatusSuccess, res.Status)
 	kt := h.a.tpt.Keys()
 	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(kt, old, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
 	fresh := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
@@ -179,9 +178,7 @@ func TestInvalidateUnboundWindowIsErrorCompletion(t *testing.T) {
 	qp := h.qp(16)
 	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 0, h.mw(), 0))
 	h.run()
-	res := h.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusInvalidDeviceState, res[0].Status)
+	require.Equal(t, StatusInvalidDeviceState, h.one().Status)
 }
 
 // Rule 28, 5.5: DeregisterMr of an MR with a bound window is DEVICE_BUSY
