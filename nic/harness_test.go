@@ -37,6 +37,21 @@ func newHarness(t testing.TB, spec Spec) *harness {
 	return &harness{t: t, env: env, link: link, a: a, pd: pd, cq: cq, reg: reg}
 }
 
+// newQP is a harness with a connected QP of depth WRs.
+func newQP(t testing.TB, depth uint32) (*harness, *QP) {
+	t.Helper()
+	h := newHarness(t, DefaultSpec())
+	return h, h.qp(depth)
+}
+
+// newFR is newQP with a fast-register MR initialised for 16 pages without
+// remote access.
+func newFR(t testing.TB, depth uint32) (*harness, *QP, *MR) {
+	t.Helper()
+	h, qp := newQP(t, depth)
+	return h, qp, h.frmr(16, false)
+}
+
 // qp returns a connected QP of the given depth on the harness CQ.
 func (h *harness) qp(depth uint32) *QP {
 	h.t.Helper()
