@@ -97,44 +97,18 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 
 // Tick emits finished items in order, then accepts new ones.
 func (s *stage) Tick(now sim.Tick) bool {
-	s.emit(now)
-	resourceStall := s.acceptNew(now)
-	// Decide when to tick next.
-	next := sim.MaxTick
-	if s.n > 0 {
-		h := &s.fl[s.head]
-		switch {
-		case h.waiting || s.stalled:
-			// woken by the DMA completion or the output port
-		case h.readyAt > now:
-			next = h.readyAt
-		default:
-			next = now + s.period
-		}
-	}
-	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
-		t := max(s.nextAccept, s.in.NextVisible(), now+s.period)
-		next = min(next, t)
-	}
-	if next != sim.MaxTick {
-		s.drv.WakeAt(next)
-	}
-	return false
-}
-
-// emit sends up to ItemsPerCycle finished items on, in order.
-func (s *stage) emit(now sim.Tick) {
+	// Emit up to ItemsPerCycle finished items, in order.
 	for emitted := 0; s.n > 0 && emitted < s.ipc; emitted++ {
 		h := &s.fl[s.head]
 		if h.waiting || h.readyAt > now {
-			return
+			break
 		}
 		if s.out != nil && !s.out.CanSend() {
 			if !s.stalled {
 				s.stalled, s.stallSince = true, now
 				s.st.OutStalls++
 			}
-			return
+			break
 		}
 		if s.stalled {
 			s.stalled = false
@@ -152,16 +126,9 @@ func (s *stage) emit(now sim.Tick) {
 			panic(err)
 		}
 	}
-}
-
-// acceptNew starts up to ItemsPerCycle items on an accepting cycle; true
-// when the work stalled on a busy resource.
-func (s *stage) acceptNew(now sim.Tick) bool {
-	if now < s.nextAccept {
-		return false
-	}
-	accepted := 0
-	for accepted < s.ipc && s.n < len(s.fl) {
+	// Accept up to ItemsPerCycle items on an accepting cycle.
+	accepted, resourceStall := 0, false
+	for now >= s.nextAccept && accepted < s.ipc && s.n < len(s.fl) {
 		m, ok := s.in.Peek()
 		if !ok {
 			break
@@ -169,10 +136,8 @@ func (s *stage) acceptNew(now sim.Tick) bool {
 		r := s.work.accept(s, m, now)
 		if r == acceptStall {
 			s.st.AcceptStalls++
-			if accepted > 0 {
-				s.nextAccept = now + s.interval
-			}
-			return true
+			resourceStall = true
+			break
 		}
 		s.in.Pop()
 		s.fl[(s.head+s.n)%len(s.fl)] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
@@ -184,6 +149,25 @@ func (s *stage) acceptNew(now sim.Tick) bool {
 	}
 	if accepted > 0 {
 		s.nextAccept = now + s.interval
+	}
+	// Decide when to tick next.
+	next := sim.MaxTick
+	if s.n > 0 {
+		h := &s.fl[s.head]
+		switch {
+		case h.waiting || s.stalled:
+			// woken by the DMA completion or the output port
+		case h.readyAt > now:
+			next = h.readyAt
+		default:
+			next = now + s.period
+		}
+	}
+	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
+		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
+	}
+	if next != sim.MaxTick {
+		s.drv.WakeAt(next)
 	}
 	return false
 }
