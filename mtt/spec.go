@@ -199,7 +199,7 @@ func (c CacheSpec) validate(name string, entryBytes uint64) []error {
 	}
 	if c.EntriesMax == 0 || c.EntriesMax > 1<<24 {
 		bad("entries_max", c.EntriesMax, "1..2^24")
-	} else if lineOK && c.Ways != 0 {
+	} else if lineOK && c.Ways != 0 && entryBytes != 0 { // a zero entry size is reported on its own field
 		perLine := uint64(c.LineBytes) / entryBytes
 		lines := uint64(c.EntriesMax) / perLine
 		if uint64(c.EntriesMax)%perLine != 0 || lines%uint64(c.Ways) != 0 || lines == 0 {

@@ -4,28 +4,28 @@ import "github.com/nicsim/nicsim/sim"
 
 // TableStats counts one table's cache activity.
 type TableStats struct {
-	Lookups       uint64        // cache accesses started (one per line looked up)
-	Hits          uint64        // accesses that found the line
-	Misses        uint64        // accesses that allocated an MSHR and read the line from ICM
-	MergedMisses  uint64        // misses that joined an MSHR already reading the line
-	MSHRStalls    uint64        // port cycles lost because every MSHR was busy
-	Evictions     uint64        // valid lines replaced by fills
-	Updates       uint64        // cached lines written through by a registration (write-update)
-	Invalidations uint64        // cached lines dropped by a registration (write-invalidate)
-	ICMReadBytes  uint64        // bytes read from ICM by DMA (fills)
-	ICMWriteBytes uint64        // bytes written to ICM by DMA (registrations)
-	LatencyPS     sim.Histogram // access latency: port to answer (hit or fill), ps
+	Lookups       uint64        `stat:"Lookups" unit:"accesses" desc:"cache accesses started (one per line)"`
+	Hits          uint64        `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
+	Misses        uint64        `stat:"Misses" unit:"accesses" desc:"accesses that missed and read the line from ICM"` // allocating an MSHR
+	MergedMisses  uint64        `stat:"MergedMisses" unit:"accesses" desc:"misses merged onto an MSHR already reading the line"`
+	MSHRStalls    uint64        `stat:"MSHRStalls" unit:"cycles" desc:"port cycles lost with every MSHR busy"`
+	Evictions     uint64        `stat:"Evictions" unit:"lines" desc:"valid lines replaced by fills"`
+	Updates       uint64        `stat:"Updates" unit:"lines" desc:"cached lines written through by registrations"` // write-update
+	Invalidations uint64        `stat:"Invalidations" unit:"lines" desc:"cached lines dropped by registrations"`   // write-invalidate
+	ICMReadBytes  uint64        `stat:"ICMReadBytes" unit:"bytes" desc:"bytes read from ICM by DMA"`               // fills
+	ICMWriteBytes uint64        `stat:"ICMWriteBytes" unit:"bytes" desc:"bytes written to ICM by DMA"`             // registrations
+	LatencyPS     sim.Histogram `stat:"LatencyPS" unit:"ps" desc:"access latency from port to answer"`             // hit or fill
 }
 
 // Stats are the translator's statistics.
 type Stats struct {
 	MPT, MTT   TableStats
-	Requests   uint64              // translate requests completed
-	Refused    uint64              // requests refused by a check
+	Requests   uint64              `stat:"Translate.Requests" unit:"requests" desc:"translate requests completed"`
+	Refused    uint64              `stat:"Translate.Refused" unit:"requests" desc:"translate requests refused by a check"`
 	ByReason   [ReasonCount]uint64 // requests by outcome
-	RequestPS  sim.Histogram       // request latency: Lookup to done, ps
-	DMAStalls  uint64              // cycles a DMA request waited for room in the DMA queue
-	WritesDone uint64              // registration writes (WriteMPT/WriteMTT) completed
+	RequestPS  sim.Histogram       `stat:"Translate.LatencyPS" unit:"ps" desc:"request latency from Lookup to done"`
+	DMAStalls  uint64              `stat:"Translate.DMAStalls" unit:"cycles" desc:"cycles a DMA request waited for room in the DMA queue"`
+	WritesDone uint64              `stat:"Translate.WritesDone" unit:"writes" desc:"registration writes completed"` // WriteMPT/WriteMTT
 }
 
 // HitRate is hits / (hits + misses + merged misses); 0 with no accesses.
@@ -46,49 +46,17 @@ func (s *Stats) Register(r *sim.Registry, prefix string) error {
 	}{{"MPTCache", &s.MPT}, {"MTTCache", &s.MTT}} {
 		p := prefix + "." + t.name + "."
 		ts := t.ts
-		for _, c := range []struct {
-			n, u, d string
-			v       *uint64
-		}{
-			{"Lookups", "accesses", "cache accesses started (one per line)", &ts.Lookups},
-			{"Hits", "accesses", "accesses that hit", &ts.Hits},
-			{"Misses", "accesses", "accesses that missed and read the line from ICM", &ts.Misses},
-			{"MergedMisses", "accesses", "misses merged onto an MSHR already reading the line", &ts.MergedMisses},
-			{"MSHRStalls", "cycles", "port cycles lost with every MSHR busy", &ts.MSHRStalls},
-			{"Evictions", "lines", "valid lines replaced by fills", &ts.Evictions},
-			{"Updates", "lines", "cached lines written through by registrations", &ts.Updates},
-			{"Invalidations", "lines", "cached lines dropped by registrations", &ts.Invalidations},
-			{"ICMReadBytes", "bytes", "bytes read from ICM by DMA", &ts.ICMReadBytes},
-			{"ICMWriteBytes", "bytes", "bytes written to ICM by DMA", &ts.ICMWriteBytes},
-		} {
-			if err := r.Counter(p+c.n, c.u, c.d, c.v); err != nil {
-				return err
-			}
-		}
-		if err := r.Histogram(p+"LatencyPS", "ps", "access latency from port to answer", &ts.LatencyPS); err != nil {
+		if err := r.Struct(p, ts); err != nil {
 			return err
 		}
 		if err := r.Formula(p+"HitRate", "ratio", "hits / all accesses", func() float64 { return HitRate(ts) }); err != nil {
 			return err
 		}
 	}
-	p := prefix + ".Translate."
-	if err := r.Counter(p+"Requests", "requests", "translate requests completed", &s.Requests); err != nil {
-		return err
-	}
-	if err := r.Counter(p+"Refused", "requests", "translate requests refused by a check", &s.Refused); err != nil {
-		return err
-	}
 	for i := 1; i < ReasonCount; i++ {
-		if err := r.Counter(p+"Refused."+Reason(i).String(), "requests", "requests refused for this reason", &s.ByReason[i]); err != nil {
+		if err := r.Counter(prefix+".Translate.Refused."+Reason(i).String(), "requests", "requests refused for this reason", &s.ByReason[i]); err != nil {
 			return err
 		}
 	}
-	if err := r.Histogram(p+"LatencyPS", "ps", "request latency from Lookup to done", &s.RequestPS); err != nil {
-		return err
-	}
-	if err := r.Counter(p+"DMAStalls", "cycles", "cycles a DMA request waited for room in the DMA queue", &s.DMAStalls); err != nil {
-		return err
-	}
-	return r.Counter(p+"WritesDone", "writes", "registration writes completed", &s.WritesDone)
+	return r.Struct(prefix+".", s)
 }

@@ -229,6 +229,16 @@ func TestSpecValidate(t *testing.T) {
 	require.ErrorContains(t, s.Validate(), "mtt_cache.entries_max = 4096, want a multiple of entries per line (8) x ways (3)")
 }
 
+// A zero MPT entry size is a complaint about that field, not a division by
+// zero in the MPT cache's geometry check.
+func TestSpecValidateZeroMPTEntryBytesIsAnError(t *testing.T) {
+	s := DefaultSpec()
+	s.MPTEntryBytes = 0
+	var err error
+	require.NotPanics(t, func() { err = s.Validate() })
+	require.ErrorContains(t, err, "mpt_entry_bytes = 0, want a power of two in 32..256")
+}
+
 // hitLoop re-issues its request on every completion.
 type hitLoop struct {
 	tr  *Translator

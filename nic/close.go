@@ -2,6 +2,29 @@ package nic
 
 import "github.com/nicsim/nicsim/mtt"
 
+// closer is the close state every NDK object has (docs/ndk.md 2.K).
+type closer struct {
+	closed   bool
+	closeCB  RequestCompletion // the callback of a pending close
+	closeCtx uint64
+}
+
+// closeLater makes the close pending: done runs once, at closeDone.
+func (c *closer) closeLater(done RequestCompletion, ctx uint64) Status {
+	if done == nil {
+		return StatusInvalidParameter
+	}
+	c.closed, c.closeCB, c.closeCtx = true, done, ctx
+	return StatusPending
+}
+
+// closeDone runs the pending close's callback.
+func (c *closer) closeDone() {
+	cb := c.closeCB
+	c.closeCB = nil
+	cb(c.closeCtx, StatusSuccess)
+}
+
 // CloseObject is NdkCloseObject for a *PD, *CQ, *QP, *MR or *MW (docs/ndk.md 2.K).
 // STATUS_SUCCESS means closed, with no callback. STATUS_PENDING means done
 // runs exactly once, later, as the object's last callback:
@@ -18,118 +41,101 @@ import "github.com/nicsim/nicsim/mtt"
 func (a *Adapter) CloseObject(obj any, done RequestCompletion, ctx uint64) Status {
 	switch o := obj.(type) {
 	case *MR:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
-		}
-		if o.fwBusy || o.windows > 0 {
-			// A RegisterMr/DeregisterMr is in flight: the close completes
-			// after its callback (rule 63). Windows are bound to it: the MR
-			// is their antecedent, the close completes when the last of them
-			// is closed or invalidated (rules 53, 64).
-			if done == nil {
-				return StatusInvalidParameter
+		if o != nil && !o.closed {
+			// A RegisterMr/DeregisterMr in flight (rule 63), or windows bound
+			// to it (the MR is their antecedent, rules 53, 64): the close
+			// completes after the callback, or when the last window goes.
+			if o.fwBusy || o.windows > 0 {
+				return o.closeLater(done, ctx)
 			}
-			o.closed, o.closeCB, o.closeCtx = true, done, ctx
-			return StatusPending
-		}
-		o.closed = true
-		a.closeMR(o)
-		return StatusSuccess
-	case *MW:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
-		}
-		o.closed = true
-		keys := a.tpt.Keys()
-		e, _ := keys.Entry(o.Index())
-		if e.State == mtt.StateValid {
-			// Closing a bound window unbinds it (its token dies).
-			if err := keys.Invalidate(mtt.MakeToken(o.Index(), e.Key)); err != nil {
-				panic(err)
-			}
-		}
-		a.windowUnbound(o)
-		if e.State != mtt.StateFree {
-			if err := keys.Free(mtt.MakeToken(o.Index(), e.Key)); err != nil {
-				panic(err)
-			}
-		}
-		a.setMW(o.Index(), nil)
-		if a.mrPool < a.spec.MRPoolEntries {
-			a.mrPool++
-		}
-		a.childClosed(o.pd)
-		return StatusSuccess
-	case *QP:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
-		}
-		if o.nicCompleted < o.posted {
-			if done == nil {
-				return StatusInvalidParameter
-			}
-			o.closeCB, o.closeCtx = done, ctx
-			a.Flush(o)
 			o.closed = true
-			return StatusPending
+			a.closeMR(o)
+			return StatusSuccess
 		}
-		o.closed = true
-		a.qpClosed(o)
-		return StatusSuccess
+	case *MW:
+		if o != nil && !o.closed {
+			a.closeMW(o)
+			return StatusSuccess
+		}
+	case *QP:
+		if o != nil && !o.closed && o.nicCompleted < o.posted {
+			if done == nil {
+				return StatusInvalidParameter
+			}
+			a.Flush(o) // rule 63: closes when the last request is retired
+			return o.closeLater(done, ctx)
+		}
+		if o != nil && !o.closed {
+			o.closed = true
+			a.qpClosed(o)
+			return StatusSuccess
+		}
 	case *CQ:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			return o.closeWhen(o.qps > 0, done, ctx)
 		}
-		if o.qps > 0 {
-			if done == nil {
-				return StatusInvalidParameter
-			}
-			o.closed, o.closeCB, o.closeCtx = true, done, ctx
-			return StatusPending
-		}
-		o.closed = true
-		return StatusSuccess
 	case *PD:
-		if o == nil || o.closed {
-			return StatusInvalidHandle
+		if o != nil && !o.closed {
+			return o.closeWhen(o.children > 0, done, ctx)
 		}
-		if o.children > 0 {
-			if done == nil {
-				return StatusInvalidParameter
-			}
-			o.closed, o.closeCB, o.closeCtx = true, done, ctx
-			return StatusPending
-		}
-		o.closed = true
-		return StatusSuccess
+	default:
+		return StatusInvalidParameter
 	}
-	return StatusInvalidParameter
+	return StatusInvalidHandle
+}
+
+// closeWhen closes at once, or, while the object has successors, later.
+func (c *closer) closeWhen(successors bool, done RequestCompletion, ctx uint64) Status {
+	if successors {
+		return c.closeLater(done, ctx)
+	}
+	c.closed = true
+	return StatusSuccess
 }
 
 // closeMR frees the MR's key-table entry (its tokens die) and MTT range.
 func (a *Adapter) closeMR(o *MR) {
+	a.freeMTT(o)
+	if a.mrs.at(o.Index()) == o {
+		a.mrs.set(o.Index(), nil)
+	}
+	a.releaseEntry(o.Index(), o.pd)
+}
+
+// closeMW unbinds the window if it is bound (its token dies) and frees its
+// key-table entry.
+func (a *Adapter) closeMW(o *MW) {
+	o.closed = true
 	keys := a.tpt.Keys()
-	if e, ok := keys.Entry(o.Index()); ok && e.State != mtt.StateFree {
-		if err := keys.Free(mtt.MakeToken(o.Index(), e.Key)); err != nil {
+	if e, _ := keys.Entry(o.Index()); e.State == mtt.StateValid {
+		if err := keys.Invalidate(mtt.MakeToken(o.Index(), e.Key)); err != nil {
 			panic(err)
 		}
 	}
-	a.freeMTT(o)
+	a.windowUnbound(o)
+	a.mws.set(o.Index(), nil)
+	a.releaseEntry(o.Index(), o.pd)
+}
+
+// releaseEntry frees key-table entry idx of a closed MR or MW, returns it
+// to the pool of prepared entries, and releases the PD.
+func (a *Adapter) releaseEntry(idx uint32, pd *PD) {
+	keys := a.tpt.Keys()
+	if e, ok := keys.Entry(idx); ok && e.State != mtt.StateFree {
+		if err := keys.Free(mtt.MakeToken(idx, e.Key)); err != nil {
+			panic(err)
+		}
+	}
 	if a.mrPool < a.spec.MRPoolEntries {
 		a.mrPool++
 	}
-	if o.Index() < uint32(len(a.mrByIndex)) && a.mrByIndex[o.Index()] == o {
-		a.mrByIndex[o.Index()] = nil
-	}
-	a.childClosed(o.pd)
+	a.childClosed(pd)
 }
 
 func (a *Adapter) childClosed(pd *PD) {
 	pd.children--
 	if pd.children == 0 && pd.closed && pd.closeCB != nil {
-		cb := pd.closeCB
-		pd.closeCB = nil
-		cb(pd.closeCtx, StatusSuccess)
+		pd.closeDone()
 	}
 }
 
@@ -137,9 +143,7 @@ func (a *Adapter) qpClosed(qp *QP) {
 	cq := qp.cq
 	cq.qps--
 	if cq.qps == 0 && cq.closed && cq.closeCB != nil {
-		cb := cq.closeCB
-		cq.closeCB = nil
-		cb(cq.closeCtx, StatusSuccess)
+		cq.closeDone()
 	}
 	a.childClosed(qp.pd)
 }
@@ -150,8 +154,6 @@ func (a *Adapter) qpRetired(qp *QP) {
 	if qp.closeCB == nil || qp.nicCompleted < qp.posted {
 		return
 	}
-	cb := qp.closeCB
-	qp.closeCB = nil
 	a.qpClosed(qp)
-	cb(qp.closeCtx, StatusSuccess)
+	qp.closeDone()
 }

@@ -15,25 +15,21 @@ import (
 // accepting cycle. A successful SILENT_SUCCESS request is retired without a
 // CQE. A CQE becomes visible to the consumer when its write has left the
 // NIC (posted; see docs/nic.md, Deviations). A full CQ stalls the QP until
-// the consumer polls.
+// the consumer polls. It is also the handler of every CQE write, the
+// receives' included.
 type completion struct {
-	a          *Adapter
-	drv        *sim.TickDriver
-	drain      []uint32 // QPs with finished requests to retire
-	latency    sim.Tick
-	interval   sim.Tick
-	ipc        int
-	nextAccept sim.Tick
-	rr         int
+	block
+	a     *Adapter
+	drain []uint32 // QPs with finished requests to retire
+	rr    int
+	wrote int // CQE writes started in this tick
 }
 
-var _ sim.Ticker = (*completion)(nil)
+var _ sim.Handler = (*completion)(nil)
 
 func newCompletion(a *Adapter) *completion {
-	sp := a.spec.Completion
-	c := &completion{a: a, latency: sim.Tick(sp.LatencyCycles) * a.clock.Period,
-		interval: sim.Tick(sp.IntervalCycles) * a.clock.Period, ipc: int(sp.ItemsPerCycle)}
-	c.drv = sim.NewTickDriver(a.name+".Completion", a.clock, a.eng, c)
+	c := &completion{a: a}
+	c.block = a.newBlock(a.name+".Completion", a.spec.Completion, c)
 	return c
 }
 
@@ -75,7 +71,7 @@ func (c *completion) Tick(now sim.Tick) bool {
 	if now >= c.nextAccept {
 		budget = c.ipc
 	}
-	wrote := 0
+	c.wrote = 0
 	stop := false
 	keep := c.drain[:0]
 	for _, qpn := range c.drain {
@@ -84,46 +80,9 @@ func (c *completion) Tick(now sim.Tick) bool {
 			keep = append(keep, qpn)
 			continue
 		}
-		for qp.nicCompleted < qp.fetchIdx {
-			w := qp.slot(qp.nicCompleted)
-			if !w.nicDone {
-				break
-			}
-			if w.readyAt > now {
-				next = min(next, w.readyAt)
-				break
-			}
-			needCQE := w.status != StatusSuccess || w.flags&OpSilentSuccess == 0
-			if needCQE {
-				cq := qp.cq
-				if budget == wrote {
-					next = min(next, max(c.nextAccept, now+a.clock.Period))
-					stop = true
-					break
-				}
-				if cq.prod-cq.cons >= uint64(cq.depth) {
-					cq.compBlocked = true
-					a.Stats.CQFullStalls++
-					break
-				}
-				if !a.dma.CanAccept() {
-					a.dma.AddWaker(c.drv)
-					a.Stats.CQEDMAStalls++
-					stop = true
-					break
-				}
-				c.writeCQE(qp, w, now)
-				wrote++
-			} else {
-				a.Stats.Silent++
-			}
-			a.Stats.recordExec(w, now)
-			if a.trc.Tracing() {
-				a.trace(qp, w, now)
-			}
-			w.nicDone = false
-			qp.nicCompleted++
-		}
+		var at sim.Tick
+		at, stop = c.retire(qp, now, budget)
+		next = min(next, at)
 		if qp.closeCB != nil {
 			a.qpRetired(qp)
 		}
@@ -134,7 +93,7 @@ func (c *completion) Tick(now sim.Tick) bool {
 		}
 	}
 	c.drain = keep
-	if wrote > 0 {
+	if c.wrote > 0 {
 		c.nextAccept = now + c.interval
 	}
 	if next != sim.MaxTick {
@@ -143,34 +102,73 @@ func (c *completion) Tick(now sim.Tick) bool {
 	return false
 }
 
-func (c *completion) writeCQE(qp *QP, w *wr, now sim.Tick) {
+// retire retires qp's finished requests in post order while the budget of
+// CQE writes lasts. It returns when to tick again for qp (MaxTick: woken)
+// and whether the tick must stop retiring (no budget or no DMA room).
+func (c *completion) retire(qp *QP, now sim.Tick, budget int) (sim.Tick, bool) {
 	a := c.a
-	cq := qp.cq
-	slot := uint32(cq.prod % uint64(cq.depth))
-	cq.prod++
-	cq.ring[slot] = cqEntry{
+	for qp.nicCompleted < qp.fetchIdx {
+		w := qp.slot(qp.nicCompleted)
+		if !w.nicDone {
+			break
+		}
+		if w.readyAt > now {
+			return w.readyAt, false
+		}
+		if w.status != StatusSuccess || w.flags&OpSilentSuccess == 0 {
+			if budget == c.wrote {
+				return max(c.nextAccept, now+c.period), true
+			}
+			if qp.cq.full() {
+				qp.cq.compBlocked = true
+				a.Stats.CQFullStalls++
+				break
+			}
+			if !a.dma.CanAccept() {
+				a.dma.AddWaker(c.drv)
+				a.Stats.CQEDMAStalls++
+				return sim.MaxTick, true
+			}
+			c.writeCQE(qp, w)
+			c.wrote++
+		} else {
+			a.Stats.Silent++
+		}
+		a.Stats.recordExec(w, now)
+		if a.trc.Tracing() {
+			a.trace(qp, w, now)
+		}
+		w.nicDone = false
+		qp.nicCompleted++
+	}
+	return sim.MaxTick, false
+}
+
+func (c *completion) writeCQE(qp *QP, w *wr) {
+	slot := qp.cq.push(cqEntry{
 		res:   Result{Status: w.status, QPContext: qp.ctx, RequestContext: w.ctx, Type: w.op},
 		qp:    qp,
 		wrIdx: qp.nicCompleted,
 		tPost: w.tPost,
 		kind:  w.kind,
+	})
+	addr, n := qp.cq.cqeAddr(slot)
+	if err := c.a.dma.Write(addr, n, c, uint64(qp.cq.num)<<32|uint64(slot)); err != nil {
+		panic(fmt.Sprintf("nic: %s: DMA write refused after CanAccept: %v", c.a.name, err))
 	}
-	addr := cq.addr + uint64(slot)*uint64(a.spec.CQEBytes)
-	if err := a.dma.Write(addr, uint64(a.spec.CQEBytes), a, evCQE|uint64(cq.num)<<32|uint64(slot)); err != nil {
-		panic(fmt.Sprintf("nic: %s: DMA write refused after CanAccept: %v", a.name, err))
-	}
-	a.Stats.addBytes(w.kind, purposeCQE, uint64(a.spec.CQEBytes))
-	a.Stats.CQEs++
+	c.a.Stats.addBytes(w.kind, purposeCQE, n)
+	c.a.Stats.CQEs++
 }
 
-// cqeDone runs when a CQE write has left the NIC: the CQE is visible.
-func (c *completion) cqeDone(now sim.Tick, cqn, slot uint32) {
+// Handle runs when a CQE write (cqn<<32 | ring slot) has left the NIC: the
+// CQE is visible.
+func (c *completion) Handle(now sim.Tick, arg uint64) {
 	a := c.a
-	cq := a.cqs[cqn]
-	e := &cq.ring[slot]
+	cq := a.cqs[arg>>32]
+	e := &cq.ring[uint32(arg)]
 	e.visible = true
 	a.Stats.recordCQE(e, now)
-	a.cqeInterrupt(cq, now)
+	a.irq.cqeVisible(cq, now)
 	if cq.hook != nil {
 		cq.hook.Handle(now, cq.hookArg)
 	}

@@ -16,17 +16,15 @@ type cqEntry struct {
 // CQ is an NDK_CQ: a ring of CQEs in host memory written by the NIC's
 // completion engine and polled by the consumer with GetCQResults.
 type CQ struct {
-	a        *Adapter
-	num      uint32
-	depth    uint32
-	addr     uint64
-	ring     []cqEntry
-	prod     uint64 // CQEs the NIC has started writing
-	cons     uint64 // CQEs the consumer has taken
-	qps      int    // QPs using this CQ (docs/ndk.md rule 64)
-	closed   bool
-	closeCB  RequestCompletion
-	closeCtx uint64
+	a     *Adapter
+	num   uint32
+	depth uint32
+	addr  uint64
+	ring  []cqEntry
+	prod  uint64 // CQEs the NIC has started writing
+	cons  uint64 // CQEs the consumer has taken
+	qps   int    // QPs using this CQ (docs/ndk.md rule 64)
+	closer
 
 	// Notification (NdkArmCq) and interrupt moderation.
 	armed      bool
@@ -48,6 +46,24 @@ type CQ struct {
 // visible in host memory. It models a consumer that spins on the CQ (no
 // interrupt, no poll interval); the hook usually calls GetCQResults.
 func (c *CQ) SetVisibleHook(h sim.Handler, arg uint64) { c.hook, c.hookArg = h, arg }
+
+// push puts e in the ring's next slot and returns the slot; the caller has
+// checked there is room.
+func (c *CQ) push(e cqEntry) uint32 {
+	slot := uint32(c.prod % uint64(c.depth))
+	c.prod++
+	c.ring[slot] = e
+	return slot
+}
+
+// cqeAddr is the host address and size of the CQE in slot.
+func (c *CQ) cqeAddr(slot uint32) (addr, bytes uint64) {
+	n := uint64(c.a.spec.CQEBytes)
+	return c.addr + uint64(slot)*n, n
+}
+
+// full reports whether the ring has no room for a CQE.
+func (c *CQ) full() bool { return c.prod-c.cons >= uint64(c.depth) }
 
 // Depth is the CQ's depth in CQEs.
 func (c *CQ) Depth() uint32 { return c.depth }
@@ -120,7 +136,7 @@ func (a *Adapter) ArmCQ(cq *CQ, notify func()) Status {
 	}
 	cq.armed, cq.notify = true, notify
 	if cq.cons < cq.prod && cq.ring[cq.cons%uint64(cq.depth)].visible {
-		a.raiseMSIX(cq) // CQEs already waiting
+		a.irq.raise(cq) // CQEs already waiting
 	}
 	return StatusSuccess
 }

@@ -99,9 +99,7 @@ func TestRemoteWriteMovesExactlyItsBytes(t *testing.T) {
 	const off, n = 4000, 300 // crosses a page boundary
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 5, lsge(local, srcVA+10, n), dstVA+off, p.b.a.GetRemoteTokenFromMr(remote), 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, Result{Status: StatusSuccess, QPContext: 1, RequestContext: 5, Type: OpWrite}, res[0])
+	require.Equal(t, Result{Status: StatusSuccess, QPContext: 1, RequestContext: 5, Type: OpWrite}, p.a.one())
 	after := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	want := append([]byte(nil), before...)
 	copy(want[off:], memAt(p.a.a.Mem(), srcVA+10, n))
@@ -128,10 +126,9 @@ func TestRemoteWriteWithoutRightMovesNoByteAndTearsDown(t *testing.T) {
 	require.Equal(t, StatusAccessViolation, res[0].Status)
 	require.Equal(t, OpWrite, res[0].Type)
 	require.Equal(t, StatusCancelled, res[1].Status)
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, StatusCancelled, rb[0].Status)
-	require.Equal(t, uint64(77), rb[0].RequestContext)
+	rb := p.b.one()
+	require.Equal(t, StatusCancelled, rb.Status)
+	require.Equal(t, uint64(77), rb.RequestContext)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 	require.Equal(t, pattern(64, 1), memAt(p.a.a.Mem(), srcVA, 64)) // the Read placed nothing
 	require.Equal(t, uint64(1), p.b.a.Stats.RemoteRefused[mtt.ReasonNoRemoteWrite])
@@ -146,9 +143,7 @@ func TestRemoteAccessErrorStatusIsAdapterSetting(t *testing.T) {
 	local, remote := p.setup(MRAllowRemoteRead)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 1, lsge(local, srcVA, 8), dstVA, p.b.a.GetRemoteTokenFromMr(remote), 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusRemoteResources, res[0].Status)
+	require.Equal(t, StatusRemoteResources, p.a.one().Status)
 }
 
 // Rule 25 (granted): a Read brings exactly the remote bytes into the local
@@ -162,10 +157,9 @@ func TestRemoteReadPlacesExactlyTheRemoteBytes(t *testing.T) {
 	const n = 5000
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 3, lsge(local, srcVA+100, n), dstVA+50, p.b.a.GetRemoteTokenFromMr(remote), 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusSuccess, res[0].Status)
-	require.Equal(t, OpRead, res[0].Type)
+	res := p.a.one()
+	require.Equal(t, StatusSuccess, res.Status)
+	require.Equal(t, OpRead, res.Type)
 	want := append([]byte(nil), beforeA...)
 	copy(want[100:], beforeB[50:50+n])
 	require.Equal(t, want, memAt(p.a.a.Mem(), srcVA, 4*pg))
@@ -187,9 +181,7 @@ func TestRemoteWritePastRegionEndMovesNoByte(t *testing.T) {
 			before := memAt(p.b.a.Mem(), dstVA-pg, 6*pg)
 			require.Equal(t, StatusSuccess, p.a.a.Write(qa, 1, lsge(local, srcVA, c.n), c.va, p.b.a.GetRemoteTokenFromMr(remote), 0))
 			p.run()
-			res := p.a.poll()
-			require.Len(t, res, 1)
-			require.Equal(t, StatusAccessViolation, res[0].Status)
+			require.Equal(t, StatusAccessViolation, p.a.one().Status)
 			require.Equal(t, before, memAt(p.b.a.Mem(), dstVA-pg, 6*pg))
 		})
 	}
@@ -223,9 +215,7 @@ func TestRemoteWriteAfterDeregisterMovesNoByte(t *testing.T) {
 	before := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 1, lsge(local, srcVA, 64), dstVA, tok, 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusAccessViolation, res[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 }
 
@@ -239,12 +229,8 @@ func TestSendLandsInPostedReceive(t *testing.T) {
 	require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 42, lsge(remote, dstVA+pg, 1000)))
 	require.Equal(t, StatusSuccess, p.a.a.Send(qa, 7, lsge(local, srcVA+5, 600), 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, Result{Status: StatusSuccess, QPContext: 1, RequestContext: 7, Type: OpSend}, ra[0])
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, Result{Status: StatusSuccess, BytesTransferred: 600, QPContext: 2, RequestContext: 42, Type: OpReceive}, rb[0])
+	require.Equal(t, Result{Status: StatusSuccess, QPContext: 1, RequestContext: 7, Type: OpSend}, p.a.one())
+	require.Equal(t, Result{Status: StatusSuccess, BytesTransferred: 600, QPContext: 2, RequestContext: 42, Type: OpReceive}, p.b.one())
 	want := append([]byte(nil), before...)
 	copy(want[pg:], memAt(p.a.a.Mem(), srcVA+5, 600))
 	require.Equal(t, want, memAt(p.b.a.Mem(), dstVA, 4*pg))
@@ -276,14 +262,12 @@ func TestSendAndInvalidateReportsReceiveAndInvalidateWithToken(t *testing.T) {
 	require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 9, lsge(remote, dstVA, 64)))
 	require.Equal(t, StatusSuccess, p.a.a.SendAndInvalidate(qa, 1, lsge(local, srcVA, 16), wtok, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, OpSend, ra[0].Type)
-	require.Equal(t, StatusSuccess, ra[0].Status)
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
+	ra := p.a.one()
+	require.Equal(t, OpSend, ra.Type)
+	require.Equal(t, StatusSuccess, ra.Status)
+	rb := p.b.one()
 	require.Equal(t, Result{Status: StatusSuccess, BytesTransferred: 16, QPContext: 2, RequestContext: 9,
-		Type: OpReceiveAndInvalidate, TypeSpecific: uint64(wtok)}, rb[0])
+		Type: OpReceiveAndInvalidate, TypeSpecific: uint64(wtok)}, rb)
 	e, _ := p.b.a.tpt.Keys().Entry(mw.Index())
 	require.Equal(t, mtt.StateInvalid, e.State)
 	// The MR can now be deregistered (no window bound).
@@ -291,9 +275,7 @@ func TestSendAndInvalidateReportsReceiveAndInvalidateWithToken(t *testing.T) {
 	// A later Invalidate of that window is an error completion (rule 57).
 	require.Equal(t, StatusSuccess, p.b.a.InvalidateMw(qb, 3, mw, 0))
 	p.run()
-	rb = p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, StatusInvalidDeviceState, rb[0].Status)
+	require.Equal(t, StatusInvalidDeviceState, p.b.one().Status)
 }
 
 // Rules 56, 57: after remote invalidation the window token moves no byte.
@@ -310,9 +292,7 @@ func TestRemoteWriteAfterRemoteInvalidationMovesNoByte(t *testing.T) {
 	before := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 2, lsge(local, srcVA, 64), dstVA+pg, wtok, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 }
 
@@ -338,12 +318,8 @@ func badSendAndInvalidate(t *testing.T, p *pair, qa, qb *QP, local, remote *MR, 
 	require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 9, lsge(remote, dstVA, 64)))
 	require.Equal(t, StatusSuccess, p.a.a.SendAndInvalidate(qa, 1, lsge(local, srcVA, 16), tok, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, StatusCancelled, rb[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
+	require.Equal(t, StatusCancelled, p.b.one().Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 }
 
@@ -358,17 +334,14 @@ func TestWindowAnswersOnlyThroughItsQP(t *testing.T) {
 	before := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa2, 1, lsge(local, srcVA, 64), dstVA, wtok, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
+	ra := p.a.one()
+	require.Equal(t, StatusAccessViolation, ra.Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 	require.Equal(t, uint64(1), p.b.a.Stats.RemoteRefused[mtt.ReasonWindowQPMismatch])
 	// Through its own QP it works, and only inside the window.
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 2, lsge(local, srcVA, 64), dstVA+8, wtok, 0))
 	p.run()
-	ra = p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusSuccess, ra[0].Status)
+	require.Equal(t, StatusSuccess, p.a.one().Status)
 	require.Equal(t, pattern(64, 1), memAt(p.b.a.Mem(), dstVA+8, 64))
 }
 
@@ -390,9 +363,7 @@ func TestStaleWindowTokenAfterRebindRefusedRemotely(t *testing.T) {
 	before := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 1, lsge(local, srcVA, 32), dstVA, old, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 }
 
@@ -412,17 +383,14 @@ func TestReadSinkRequiredByAdapterFlag(t *testing.T) {
 	before := memAt(p.a.a.Mem(), srcVA+16*pg, pg)
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 1, lsge(plain, srcVA+16*pg, 64), dstVA, tok, 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusAccessViolation, res[0].Status)
+	res := p.a.one()
+	require.Equal(t, StatusAccessViolation, res.Status)
 	require.Equal(t, before, memAt(p.a.a.Mem(), srcVA+16*pg, pg))
 	// A fresh connection: the sink registered with RDMA_READ_SINK works.
 	qa2, _ := p.connect()
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa2, 2, lsge(sink, srcVA, 64), dstVA, tok, 0))
 	p.run()
-	res = p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusSuccess, res[0].Status)
+	require.Equal(t, StatusSuccess, p.a.one().Status)
 	require.Equal(t, pattern(64, 100), memAt(p.a.a.Mem(), srcVA, 64))
 }
 
@@ -441,9 +409,7 @@ func TestPrivilegedTokenIsLocalOnlyNeverRemote(t *testing.T) {
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 1, SGE{VirtualAddress: phys, Length: 128, Token: priv}, dstVA+8,
 		p.b.a.GetRemoteTokenFromMr(remote), 0))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusSuccess, res[0].Status)
+	require.Equal(t, StatusSuccess, p.a.one().Status)
 	want := append([]byte(nil), before...)
 	copy(want[64:], memAt(p.b.a.Mem(), dstVA+8, 128))
 	require.Equal(t, want, memAt(p.a.a.Mem(), phys-64, 256))
@@ -453,9 +419,7 @@ func TestPrivilegedTokenIsLocalOnlyNeverRemote(t *testing.T) {
 	after := memAt(p.a.a.Mem(), phys-64, 256)
 	require.Equal(t, StatusSuccess, p.b.a.Write(qb, 2, lsge(src, 0x5000_0000, 64), phys, priv, 0))
 	p.run()
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, StatusAccessViolation, rb[0].Status)
+	require.Equal(t, StatusAccessViolation, p.b.one().Status)
 	require.Equal(t, after, memAt(p.a.a.Mem(), phys-64, 256))
 }
 
@@ -521,26 +485,22 @@ func TestSendAndInvalidateOfFastRegisterMrToken(t *testing.T) {
 	require.Equal(t, StatusSuccess, ra[0].Status)
 	require.Equal(t, StatusSuccess, ra[1].Status)
 	require.Equal(t, pattern(8, 1), memAt(p.b.a.Mem(), dstVA+3*pg, 8))
-	rb := p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, OpReceiveAndInvalidate, rb[0].Type)
-	require.Equal(t, uint64(tok), rb[0].TypeSpecific)
+	rb := p.b.one()
+	require.Equal(t, OpReceiveAndInvalidate, rb.Type)
+	require.Equal(t, uint64(tok), rb.TypeSpecific)
 	before := memAt(p.b.a.Mem(), dstVA, 4*pg)
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa, 3, lsge(local, srcVA+64, 8), 0x9000_0000, tok, 0))
 	p.run()
-	ra = p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
 	require.Equal(t, before, memAt(p.b.a.Mem(), dstVA, 4*pg))
 	// The refused Write put qb in error (5.4); on a new connection the MR
 	// may be fast-registered again (rule 56).
 	_, qb2 := p.connect()
 	require.Equal(t, StatusSuccess, p.b.a.FastRegister(qb2, 0, fr, pgs, 0, 2*pg, 0x9000_0000, OpAllowRemoteWrite))
 	p.run()
-	rb = p.b.poll()
-	require.Len(t, rb, 1)
-	require.Equal(t, OpFastRegister, rb[0].Type)
-	require.Equal(t, StatusSuccess, rb[0].Status)
+	rb = p.b.one()
+	require.Equal(t, OpFastRegister, rb.Type)
+	require.Equal(t, StatusSuccess, rb.Status)
 }
 
 // Rule 52: windows may overlap with independent rights; after
@@ -557,18 +517,15 @@ func TestOverlappingWindowsIndependentRightsAndRebindElsewhere(t *testing.T) {
 	// Write through the write window into the overlap: lands.
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa1, 1, lsge(local, srcVA, 16), dstVA+pg+8, rwTok, 0))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusSuccess, ra[0].Status)
+	ra := p.a.one()
+	require.Equal(t, StatusSuccess, ra.Status)
 	want := append([]byte(nil), before...)
 	copy(want[pg+8:], pattern(16, 1))
 	require.Equal(t, want, memAt(p.b.a.Mem(), dstVA, 4*pg))
 	// The same bytes through the read-only window: refused, nothing moves.
 	require.Equal(t, StatusSuccess, p.a.a.Write(qa1, 2, lsge(local, srcVA+32, 16), dstVA+pg+8, roTok, 0))
 	p.run()
-	ra = p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusAccessViolation, ra[0].Status)
+	require.Equal(t, StatusAccessViolation, p.a.one().Status)
 	require.Equal(t, want, memAt(p.b.a.Mem(), dstVA, 4*pg))
 	// qb1 is in error now; the read-only window is invalidated and bound
 	// again through qb2, where a Read through it works.
@@ -581,9 +538,7 @@ func TestOverlappingWindowsIndependentRightsAndRebindElsewhere(t *testing.T) {
 	require.Equal(t, StatusSuccess, p.b.poll()[0].Status)
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa2, 3, lsge(local, srcVA+2*pg, 32), dstVA+4, roTok2, 0))
 	p.run()
-	ra = p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusSuccess, ra[0].Status)
+	require.Equal(t, StatusSuccess, p.a.one().Status)
 	require.Equal(t, want[4:36], memAt(p.a.a.Mem(), srcVA+2*pg, 32))
 }
 
@@ -596,9 +551,7 @@ func TestReadLocalInvalidateIgnoredWithoutAdapterSupport(t *testing.T) {
 	local, remote := p.setup(MRAllowRemoteRead)
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 1, lsge(local, srcVA, 64), dstVA, p.b.a.GetRemoteTokenFromMr(remote), OpRDMAReadLocalInvalidate))
 	p.run()
-	ra := p.a.poll()
-	require.Len(t, ra, 1)
-	require.Equal(t, StatusSuccess, ra[0].Status)
+	require.Equal(t, StatusSuccess, p.a.one().Status)
 	require.Equal(t, pattern(64, 100), memAt(p.a.a.Mem(), srcVA, 64))
 	e, _ := p.a.a.tpt.Keys().Entry(local.Index())
 	require.Equal(t, mtt.StateValid, e.State)

@@ -46,6 +46,15 @@
 //	     -> MTT write -> MPT update -> cache write
 //	  -> completion engine (CQE DMA write; MSI-X with moderation)
 //
+// Each block is a type of its own, with its state, in its own file, and is
+// the sim.Handler of the DMA, MMIO and timer completions it starts (no
+// central dispatch); dmaQueue, mmioQueue and pendingCalls hold the data
+// DMAs, host MMIO writes and object calls that wait for a resource. A
+// pipeline stage is the stage shell (timing, in-order exit, statistics
+// NIC.Stage.<kind>) around a stageWork; an engine is the list of its stages
+// (newEngine): a new stage is a file with its stageWork, one line in that
+// list and its StageSpec in Spec.
+//
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA
 // holds the engine until the read returns (at most PageListFetchesMax in

@@ -46,6 +46,7 @@ const (
 	fwEvMSIX      = 5 << evShift // completion interrupt reached the host
 	fwEvUnpinned  = 6 << evShift // host finished unpinning
 	fwEvRetry     = 7 << evShift // retry a refused MSI-X
+	fwEvArrived   = 8 << evShift // the command's MMIO write reached the NIC
 )
 
 // fwCmd is one firmware command and its progress.
@@ -83,24 +84,16 @@ type firmware struct {
 	backlog  []int    // commands the provider holds: the NIC's queue is full
 	hostFree sim.Tick // driver thread free from this time (pinning, unpinning)
 	inNIC    int      // commands issued to the NIC and not yet completed
+	tptWait  bool     // the running command waits for a TPT write slot
 }
 
-var (
-	_ sim.Handler = (*firmware)(nil)
-	_ sim.Waker   = (*firmware)(nil)
-)
+var _ sim.Handler = (*firmware)(nil)
 
 func (f *firmware) add(c fwCmd) int {
-	c.used = true
-	for i := range f.cmds {
-		if !f.cmds[i].used {
-			c.pages = f.cmds[i].pages[:0]
-			f.cmds[i] = c
-			return i
-		}
-	}
-	f.cmds = append(f.cmds, c)
-	return len(f.cmds) - 1
+	i := claim(&f.cmds, func(c *fwCmd) bool { return c.used })
+	c.used, c.pages = true, f.cmds[i].pages[:0]
+	f.cmds[i] = c
+	return i
 }
 
 // hostWork schedules ev|id when the driver thread has done d of work.
@@ -119,6 +112,9 @@ func (f *firmware) Handle(now sim.Tick, arg uint64) {
 	switch arg &^ evMask {
 	case fwEvPinned:
 		f.issue(id)
+	case fwEvArrived:
+		f.a.cpu.retry()
+		f.arrived(id)
 	case fwEvWork:
 		f.cmds[id].step = fwStepReadList
 		f.advance()
@@ -128,7 +124,7 @@ func (f *firmware) Handle(now sim.Tick, arg uint64) {
 	case fwEvWriteDone:
 		c := &f.cmds[id]
 		c.writes--
-		f.a.writeDone()
+		f.a.tptWrites.wake()
 		if c.writes == 0 && c.step == fwStepWaitWrites {
 			f.finishNIC(id)
 		}
@@ -158,7 +154,7 @@ func (f *firmware) issue(id int) {
 	}
 	f.inNIC++
 	a := f.a
-	a.issueMMIO(a.spec.MMIOBaseAddr-4096, uint64(a.spec.FirmwareCommandBytes), evFwCmd|uint64(id))
+	a.cpu.issue(a.spec.MMIOBaseAddr-4096, uint64(a.spec.FirmwareCommandBytes), f, fwEvArrived|uint64(id))
 }
 
 // arrived runs when a command's MMIO write reached the NIC.
@@ -183,8 +179,16 @@ func (f *firmware) startNext() {
 	f.a.eng.After(sim.Tick(ns)*sim.NS, sim.PrioDefault, f, fwEvWork|uint64(id))
 }
 
-// Wake retries a command stalled on the DMA queue or a TPT write slot.
+// Wake retries a command stalled on the DMA queue.
 func (f *firmware) Wake() { f.advance() }
+
+// writeSlotFree retries a command stalled on a TPT write slot.
+func (f *firmware) writeSlotFree() {
+	if f.tptWait && f.a.tpt.CanWrite() {
+		f.tptWait = false
+		f.advance()
+	}
+}
 
 // advance moves the running command through the steps that need a DMA or
 // TPT resource; it returns when one is not free (woken later).
@@ -214,7 +218,7 @@ func (f *firmware) advance() {
 			return
 		case fwStepWriteMTT:
 			if !a.tpt.CanWrite() {
-				a.fwWaiting = true
+				f.tptWait = true
 				return
 			}
 			mr := c.mr
@@ -229,10 +233,10 @@ func (f *firmware) advance() {
 			c.step = fwStepWriteMPT
 		case fwStepWriteMPT:
 			if !a.tpt.CanWrite() {
-				a.fwWaiting = true
+				f.tptWait = true
 				return
 			}
-			a.commitFirmware(c)
+			f.commit(c)
 			if err := a.tpt.WriteMPT(c.mr.Index(), f, fwEvWriteDone|uint64(id)); err != nil {
 				panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
 			}
@@ -250,10 +254,11 @@ func (f *firmware) advance() {
 	}
 }
 
-// commitFirmware is the functional change of a command, made when its MPT
-// entry is written: a registration gets a new key and its region (valid);
-// a deregistration makes the entry invalid.
-func (a *Adapter) commitFirmware(c *fwCmd) {
+// commit is the functional change of a command, made when its MPT entry
+// is written: a registration gets a new key and its region (valid); a
+// deregistration makes the entry invalid.
+func (f *firmware) commit(c *fwCmd) {
+	a := f.a
 	keys := a.tpt.Keys()
 	mr := c.mr
 	if c.kind == fwDeregister {

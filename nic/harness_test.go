@@ -37,6 +37,21 @@ func newHarness(t testing.TB, spec Spec) *harness {
 	return &harness{t: t, env: env, link: link, a: a, pd: pd, cq: cq, reg: reg}
 }
 
+// newQP is a harness with a connected QP of depth WRs.
+func newQP(t testing.TB, depth uint32) (*harness, *QP) {
+	t.Helper()
+	h := newHarness(t, DefaultSpec())
+	return h, h.qp(depth)
+}
+
+// newFR is newQP with a fast-register MR initialised for 16 pages without
+// remote access.
+func newFR(t testing.TB, depth uint32) (*harness, *QP, *MR) {
+	t.Helper()
+	h, qp := newQP(t, depth)
+	return h, qp, h.frmr(16, false)
+}
+
 // qp returns a connected QP of the given depth on the harness CQ.
 func (h *harness) qp(depth uint32) *QP {
 	h.t.Helper()
@@ -85,3 +100,11 @@ func pages(n int) []uint64 {
 
 // poll returns every visible result of the harness CQ.
 func (h *harness) poll() []Result { return h.a.GetCQResults(h.cq, 1<<20) }
+
+// one returns the one visible result of the harness CQ.
+func (h *harness) one() Result {
+	h.t.Helper()
+	res := h.poll()
+	require.Len(h.t, res, 1)
+	return res[0]
+}

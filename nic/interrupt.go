@@ -2,55 +2,64 @@ package nic
 
 import "github.com/nicsim/nicsim/sim"
 
-// cqeInterrupt applies interrupt moderation when a CQE becomes visible: an
-// armed CQ interrupts after ModerationCQEs CQEs or ModerationTimeNS after
-// the first, whichever comes first.
-func (a *Adapter) cqeInterrupt(cq *CQ, now sim.Tick) {
+// interrupts is the NIC's MSI-X block (NdkArmCq): an armed CQ interrupts
+// after ModerationCQEs CQEs or ModerationTimeNS after the first, if sooner.
+type interrupts struct{ a *Adapter }
+
+// Events of interrupts.Handle.
+const (
+	irqEvMSIX  = 1 << evShift // the MSI-X reached the host: cqn
+	irqEvTimer = 2 << evShift // moderation timer: cqn<<32 | generation
+)
+
+var _ sim.Handler = (*interrupts)(nil)
+
+// cqeVisible applies moderation when a CQE of cq becomes visible.
+func (q *interrupts) cqeVisible(cq *CQ, now sim.Tick) {
 	if !cq.armed || cq.msixBusy {
 		return
 	}
+	sp := &q.a.spec
 	cq.modCount++
-	if cq.modCount >= a.spec.ModerationCQEs || a.spec.ModerationTimeNS == 0 {
-		a.raiseMSIX(cq)
+	if cq.modCount >= sp.ModerationCQEs || sp.ModerationTimeNS == 0 {
+		q.raise(cq)
 		return
 	}
 	if !cq.timerArmed {
 		cq.timerArmed = true
 		cq.timerGen++
-		a.eng.After(sim.Tick(a.spec.ModerationTimeNS)*sim.NS, sim.PrioDefault, a, evModTimer|uint64(cq.num)<<32|cq.timerGen&0xFFFF_FFFF)
+		q.a.eng.After(sim.Tick(sp.ModerationTimeNS)*sim.NS, sim.PrioDefault, q, irqEvTimer|uint64(cq.num)<<32|cq.timerGen&0xFFFF_FFFF)
 	}
 }
 
-func (a *Adapter) moderationTimer(now sim.Tick, cqn uint32, gen uint64) {
-	cq := a.cqs[cqn]
-	if !cq.timerArmed || cq.timerGen&0xFFFF_FFFF != gen {
+// Handle receives MSI-X arrivals and moderation timers.
+func (q *interrupts) Handle(now sim.Tick, arg uint64) {
+	if arg&^evMask == irqEvMSIX { // an armed CQ notifies once
+		cq := q.a.cqs[arg&evMask]
+		cq.msixBusy = false
+		if cq.armed {
+			cq.armed = false
+			f := cq.notify
+			cq.notify = nil
+			f()
+		}
 		return
 	}
-	if cq.armed && !cq.msixBusy {
-		a.raiseMSIX(cq)
+	cq := q.a.cqs[(arg&evMask)>>32]
+	if cq.timerArmed && cq.timerGen&0xFFFF_FFFF == uint64(uint32(arg)) && cq.armed && !cq.msixBusy {
+		q.raise(cq)
 	}
 }
 
-func (a *Adapter) raiseMSIX(cq *CQ) {
+// raise sends the CQ's MSI-X.
+func (q *interrupts) raise(cq *CQ) {
 	cq.timerArmed = false
 	cq.modCount = 0
 	cq.msixBusy = true
-	a.Stats.Interrupts++
-	if err := a.mmio.MSIX(a, evMSIX|uint64(cq.num)); err != nil {
+	q.a.Stats.Interrupts++
+	if err := q.a.mmio.MSIX(q, irqEvMSIX|uint64(cq.num)); err != nil {
 		// The MSI-X queue is full: try again at the next CQE.
 		cq.msixBusy = false
-		a.Stats.Interrupts--
+		q.a.Stats.Interrupts--
 	}
-}
-
-func (a *Adapter) msixDone(now sim.Tick, cqn uint32) {
-	cq := a.cqs[cqn]
-	cq.msixBusy = false
-	if !cq.armed {
-		return
-	}
-	cq.armed = false
-	f := cq.notify
-	cq.notify = nil
-	f()
 }

@@ -40,11 +40,8 @@ func TestClosePdBeforeMwPendsUntilMwClosed(t *testing.T) {
 // the MR first pends, the MR (and its token) stays until the window is
 // closed, then the MR's CloseCompletion runs.
 func TestCloseMrBeforeBoundMwPendsUntilMwClosed(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, 2*pg, MRAllowRemoteWrite)
+	h, qp, mr, mw := newWindow(t, 2*pg)
 	mrTok := mtt.Token(h.a.GetLocalTokenFromMr(mr))
-	mw := h.mw()
 	wtok := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
 	var order []string
 	require.Equal(t, StatusPending, h.a.CloseObject(mr, func(uint64, Status) { order = append(order, "mr") }, 0))
@@ -90,8 +87,7 @@ func TestClosePdBeforeQpPendsUntilQpClosed(t *testing.T) {
 // is pending, other calls on the PD (CreateMw, Bind, another RegisterMr)
 // proceed, and each pending call gets exactly its own callback.
 func TestCallsDoNotWaitForEarlierCallbacks(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
+	h, qp := newQP(t, 16)
 	mr2, _ := h.register(2*mrVA, pg, MRAllowRemoteWrite)
 	mr1 := h.normalMr()
 	var got []uint64
@@ -106,9 +102,8 @@ func TestCallsDoNotWaitForEarlierCallbacks(t *testing.T) {
 	require.Equal(t, StatusPending, h.a.RegisterMr(mr3, []MDL{{VirtualAddress: 3 * mrVA, ByteCount: pg}}, pg, 0, cb, 3))
 	h.run()
 	require.Equal(t, []uint64{1, 3}, got)
-	res := h.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusSuccess, res[0].Status)
+	res := h.one()
+	require.Equal(t, StatusSuccess, res.Status)
 	// The Bind's CQE came long before the registrations' firmware finished.
-	require.Equal(t, OpBind, res[0].Type)
+	require.Equal(t, OpBind, res.Type)
 }

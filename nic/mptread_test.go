@@ -15,9 +15,7 @@ import (
 // FastRegister of the same MR hit, because the NIC writes its own MPT
 // updates through the cache (mtt cache_write_policy "update").
 func TestValidateReadsTheMPTEntryThroughTheCache(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	tpt := &h.a.TPT().Stats.MPT
 	missesBefore := tpt.Misses
 

@@ -11,16 +11,28 @@ import (
 // changes in mtt and the TPT writes it to ICM by DMA (posted), updating or
 // invalidating its cached copy.
 //
-//   - FastRegister: a new key if the request carries one (docs/ndk.md 5.3), then
-//     the region [BaseVirtualAddress, +Length) with its rights, page size,
-//     FBO and MTT range; the entry becomes valid.
+//   - FastRegister: a new key if the request carries one (docs/ndk.md 5.3),
+//     then the region [BaseVirtualAddress, +Length) with its rights, page
+//     size, FBO and MTT range; the entry becomes valid.
+//   - Bind: the window gets its new key, region, rights and QP (5.5).
 //   - Invalidate: the entry becomes invalid (rule 56): old-token accesses
 //     fail from now on.
+//   - Send, Read, Write execute here (requester.go).
 //
 // The hazard interlock taken at validate is released here.
-func (a *Adapter) mptUpdate(e *engine, w *wr, idx uint64, now sim.Tick) acceptResult {
+type mptUpdate struct{ a *Adapter }
+
+func newMPTUpdate(a *Adapter, e *engine) *stage {
+	s := a.newStage(e.prefix, "MPTUpdate", a.spec.MPTUpdate, mptUpdate{a}, 0)
+	a.tptWrites.stages = append(a.tptWrites.stages, s.drv)
+	return s
+}
+
+func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
+	a := x.a
+	w := a.qps[m.qp].slot(m.idx)
 	if isData(w.op) {
-		return a.execData(a.qps[w.qpn], w, idx, now)
+		return a.req.execute(s, a.qps[w.qpn], w, m.idx, now)
 	}
 	if w.skip {
 		w.tExec = now
@@ -30,7 +42,27 @@ func (a *Adapter) mptUpdate(e *engine, w *wr, idx uint64, now sim.Tick) acceptRe
 		a.Stats.TPTWriteStalls++
 		return acceptStall
 	}
-	keys := a.tpt.Keys()
+	tok, err := x.commit(w)
+	a.hazards.commit(w.tok.Index())
+	w.tExec = now
+	if err != nil {
+		// Only a consumer that closed the MR (rule 61) or re-initialised it
+		// while the request was in flight gets here: an error completion.
+		w.status, w.skip = StatusInvalidDeviceState, true
+		a.qps[w.qpn].err = true
+		a.Stats.ErrorCompletions++
+		return acceptSync
+	}
+	if err := a.tpt.WriteMPT(tok.Index(), &a.tptWrites, 0); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+	}
+	a.Stats.addBytes(w.kind, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
+	return acceptSync
+}
+
+// commit makes the request's change to its key-table entry.
+func (x mptUpdate) commit(w *wr) (mtt.Token, error) {
+	keys := x.a.tpt.Keys()
 	tok := w.tok
 	var err error
 	switch w.op {
@@ -54,22 +86,8 @@ func (a *Adapter) mptUpdate(e *engine, w *wr, idx uint64, now sim.Tick) acceptRe
 	case OpInvalidate:
 		err = keys.Invalidate(tok)
 		if err == nil && w.mw != nil {
-			a.windowUnbound(w.mw)
+			x.a.windowUnbound(w.mw)
 		}
 	}
-	a.commitHazard(w.tok.Index())
-	w.tExec = now
-	if err != nil {
-		// Only a consumer that closed the MR (rule 61) or re-initialised it
-		// while the request was in flight gets here: an error completion.
-		w.status, w.skip = StatusInvalidDeviceState, true
-		a.qps[w.qpn].err = true
-		a.Stats.ErrorCompletions++
-		return acceptSync
-	}
-	if err := a.tpt.WriteMPT(tok.Index(), a, evWriteDone); err != nil {
-		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
-	}
-	a.Stats.addBytes(w.kind, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
-	return acceptSync
+	return tok, err
 }

@@ -22,18 +22,16 @@ type MR struct {
 	remoteAccess bool
 	mttOff       uint32
 	mttCount     uint32
-	closed       bool
+	closer
 
 	// Normal MRs (NdkRegisterMr).
-	reg      regState
-	flags    MRFlags
-	va, len  uint64
-	npages   uint32
-	fwBusy   bool // a firmware command of this MR is in flight
-	frSink   bool // the last FastRegister post asked for RDMA_READ_SINK
-	windows  int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
-	closeCB  RequestCompletion
-	closeCtx uint64
+	reg     regState
+	flags   MRFlags
+	va, len uint64
+	npages  uint32
+	fwBusy  bool // a firmware command of this MR is in flight
+	frSink  bool // the last FastRegister post asked for RDMA_READ_SINK
+	windows int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
 }
 
 // regState is the registration state of a normal MR as the provider knows it.
@@ -64,27 +62,36 @@ func (m *MR) Index() uint32 { return m.tok.Index() }
 // (rules 1, 2, 17). A full key table fails inline with
 // STATUS_INSUFFICIENT_RESOURCES.
 func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx uint64) (Status, *MR) {
+	var mr *MR
+	st := a.createKeyed(pd, func() (err error) { mr, err = a.allocMR(pd, fastRegister); return err },
+		pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
+	return st, mr
+}
+
+// createKeyed is CreateMr and CreateMw: a full key table fails inline, an
+// entry from the pool is taken inline (alloc), otherwise a firmware command
+// makes the call pending (c, whose callback must be set).
+func (a *Adapter) createKeyed(pd *PD, alloc func() error, c pendingCall) Status {
 	if pd == nil || pd.closed {
-		return StatusInvalidHandle, nil
+		return StatusInvalidHandle
 	}
 	if a.tpt.Keys().FreeEntries() == 0 {
-		return StatusInsufficientResources, nil
+		return StatusInsufficientResources
 	}
 	if a.mrPool > 0 {
-		mr, err := a.allocMR(pd, fastRegister)
-		if err != nil {
-			return StatusInsufficientResources, nil
+		if alloc() != nil {
+			return StatusInsufficientResources
 		}
 		a.mrPool--
-		return StatusSuccess, mr
+		return StatusSuccess
 	}
-	if done == nil {
-		return StatusInvalidParameter, nil
+	if c.create == nil && c.createMw == nil {
+		return StatusInvalidParameter
 	}
-	id := a.addPending(pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
-	pd.children++ // the pending MR holds the PD
-	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
-	return StatusPending, nil
+	c.pd.children++ // the pending object holds the PD
+	id := a.calls.add(c)
+	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, &a.calls, callEvFirmware|uint64(id))
+	return StatusPending
 }
 
 func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
@@ -94,31 +101,133 @@ func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
 	}
 	pd.children++
 	mr := &MR{a: a, pd: pd, fastRegister: fast, tok: tok}
-	for uint32(len(a.mrByIndex)) <= tok.Index() {
-		a.mrByIndex = append(a.mrByIndex, nil)
-	}
-	a.mrByIndex[tok.Index()] = mr
+	a.mrs.set(tok.Index(), mr)
 	return mr, nil
 }
 
-func (a *Adapter) firmwareDone(now sim.Tick, id int) {
-	p := a.takePending(id)
+// byIndex maps key-table indexes to the MR or MW objects that own them.
+type byIndex[T any] []*T
+
+func (t *byIndex[T]) set(idx uint32, o *T) {
+	for uint32(len(*t)) <= idx {
+		*t = append(*t, nil)
+	}
+	(*t)[idx] = o
+}
+
+// at returns the object of index idx, or nil.
+func (t byIndex[T]) at(idx uint32) *T {
+	if idx < uint32(len(t)) {
+		return t[idx]
+	}
+	return nil
+}
+
+// pendingCalls are the object calls pending on the NIC: CreateMr and
+// CreateMw waiting for a firmware command, InitializeFastRegisterMr waiting
+// for its MPT write.
+type pendingCalls struct {
+	a       *Adapter
+	calls   []pendingCall
+	waiting []int // initialisations waiting for a TPT write slot
+}
+
+type pendingCall struct {
+	create   CreateCompletion
+	createMw func(ctx uint64, status Status, mw *MW)
+	request  RequestCompletion
+	ctx      uint64
+	pd       *PD
+	fast     bool
+	mr       *MR
+	used     bool
+}
+
+// Events of pendingCalls.Handle.
+const (
+	callEvFirmware = 1 << evShift // firmware command of a CreateMr/CreateMw done: call id
+	callEvInitDone = 2 << evShift // MPT write of an initialisation left the NIC: call id
+)
+
+var _ sim.Handler = (*pendingCalls)(nil)
+
+func (p *pendingCalls) add(c pendingCall) int {
+	i := claim(&p.calls, func(c *pendingCall) bool { return c.used })
+	c.used = true
+	p.calls[i] = c
+	return i
+}
+
+// claim returns the first slot of *s that is not used, growing *s by one
+// when every slot is.
+func claim[T any](s *[]T, used func(*T) bool) int {
+	for i := range *s {
+		if !used(&(*s)[i]) {
+			return i
+		}
+	}
+	*s = append(*s, *new(T))
+	return len(*s) - 1
+}
+
+func (p *pendingCalls) take(id int) pendingCall {
+	c := p.calls[id]
+	p.calls[id] = pendingCall{}
+	return c
+}
+
+// Handle ends a pending call.
+func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
+	id := int(arg & evMask)
+	if arg&^evMask == callEvInitDone {
+		c := p.take(id)
+		p.a.tptWrites.wake()
+		c.request(c.ctx, StatusSuccess)
+		return
+	}
+	p.a.firmwareDone(p.take(id))
+}
+
+// writeInitMPT writes the MR's MPT entry for pending initialisation id, or
+// waits for a TPT write slot.
+func (p *pendingCalls) writeInitMPT(id int) {
+	a := p.a
+	if !a.tpt.CanWrite() {
+		p.waiting = append(p.waiting, id)
+		return
+	}
+	if err := a.tpt.WriteMPT(p.calls[id].mr.Index(), p, callEvInitDone|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+	}
+	a.Stats.InitMPTWrites++
+}
+
+// writeSlotFree writes waiting initialisations while TPT write slots last.
+func (p *pendingCalls) writeSlotFree() {
+	for len(p.waiting) > 0 && p.a.tpt.CanWrite() {
+		id := p.waiting[0]
+		p.waiting = p.waiting[1:]
+		p.writeInitMPT(id)
+	}
+}
+
+// firmwareDone ends a CreateMr or CreateMw whose firmware command is done.
+func (a *Adapter) firmwareDone(p pendingCall) {
 	p.pd.children--
+	st := StatusSuccess
 	if p.createMw != nil {
 		mw, err := a.allocMW(p.pd)
 		if err != nil {
-			p.createMw(p.ctx, StatusInsufficientResources, nil)
-			return
+			st = StatusInsufficientResources
 		}
-		p.createMw(p.ctx, StatusSuccess, mw)
+		p.createMw(p.ctx, st, mw)
 		return
 	}
 	mr, err := a.allocMR(p.pd, p.fast)
 	if err != nil {
-		p.create(p.ctx, StatusInsufficientResources, nil)
-		return
+		st = StatusInsufficientResources
 	}
-	p.create(p.ctx, StatusSuccess, mr)
+	p.create(p.ctx, st, mr)
 }
 
 // InitializeFastRegisterMr is NdkInitializeFastRegisterMr (docs/ndk.md 2.F).
@@ -157,12 +266,9 @@ func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAcces
 		return StatusInvalidParameter
 	}
 	if !mr.initialized || mr.mttCount != pageCount {
-		off, err := a.tpt.MTT().Alloc(pageCount)
-		if err != nil {
-			if errors.Is(err, mtt.ErrNoSpace) {
-				return StatusInsufficientResources
-			}
-			panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
+		off, ok := a.allocMTT(pageCount)
+		if !ok {
+			return StatusInsufficientResources
 		}
 		if mr.initialized {
 			a.freeMTT(mr)
@@ -170,29 +276,18 @@ func (a *Adapter) InitializeFastRegisterMr(mr *MR, pageCount uint32, remoteAcces
 		mr.mttOff, mr.mttCount = off, pageCount
 	}
 	mr.initialized, mr.initPages, mr.remoteAccess = true, pageCount, remoteAccess
-	id := a.addPending(pendingCall{request: done, ctx: ctx, mr: mr})
-	a.writeInitMPT(id)
+	a.calls.writeInitMPT(a.calls.add(pendingCall{request: done, ctx: ctx, mr: mr}))
 	return StatusPending
 }
 
-// writeInitMPT writes the MR's MPT entry for a pending initialisation, or
-// retries when a TPT write slot frees.
-func (a *Adapter) writeInitMPT(id int) {
-	p := &a.pending[id]
-	if !a.tpt.CanWrite() {
-		a.initWaiting = append(a.initWaiting, id)
-		return
+// allocMTT takes a range of n MTT entries; false when no free range is
+// long enough (STATUS_INSUFFICIENT_RESOURCES).
+func (a *Adapter) allocMTT(n uint32) (uint32, bool) {
+	off, err := a.tpt.MTT().Alloc(n)
+	if err != nil && !errors.Is(err, mtt.ErrNoSpace) {
+		panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
 	}
-	if err := a.tpt.WriteMPT(p.mr.Index(), a, evInitDone|uint64(id)); err != nil {
-		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
-	}
-	a.Stats.InitMPTWrites++
-}
-
-func (a *Adapter) initDone(now sim.Tick, id int) {
-	p := a.takePending(id)
-	a.writeDone()
-	p.request(p.ctx, StatusSuccess)
+	return off, err == nil
 }
 
 func (a *Adapter) freeMTT(mr *MR) {

@@ -4,27 +4,38 @@ import (
 	"fmt"
 
 	"github.com/nicsim/nicsim/mtt"
+	"github.com/nicsim/nicsim/sim"
 )
 
 // mttWrite is the MTT write stage of a FastRegister: it stores the page
 // addresses in the MR's MTT range (the functional image in mtt) and has the
-// TPT write them to ICM by DMA, in 64 B units of 8 entries (docs/sources.md 6);
-// the TPT updates or invalidates cached copies of those lines. The entry is
-// still invalid at this point (validate checked it), so no access can see a
-// half-written translation. The write is posted: the stage does not wait
-// for it, only for a free TPT write slot.
-func (a *Adapter) mttWrite(w *wr) acceptResult {
+// TPT write them to ICM by DMA, in 64 B units of 8 entries (docs/sources.md
+// 6); the TPT updates or invalidates cached copies of those lines. The
+// entry is still invalid at this point (validate checked it), so no access
+// can see a half-written translation. The write is posted: the stage does
+// not wait for it, only for a free TPT write slot.
+type mttWrite struct{ a *Adapter }
+
+func newMTTWrite(a *Adapter, e *engine) *stage {
+	s := a.newStage(e.prefix, "MTTWrite", a.spec.MTTWrite, mttWrite{a}, 0)
+	a.tptWrites.stages = append(a.tptWrites.stages, s.drv)
+	return s
+}
+
+func (x mttWrite) accept(_ *stage, m item, _ sim.Tick) acceptResult {
+	a := x.a
+	w := a.qps[m.qp].slot(m.idx)
 	if w.skip || w.op != OpFastRegister {
 		return acceptSync
 	}
 	if !a.tpt.CanWrite() {
 		a.Stats.TPTWriteStalls++
-		return acceptStall // woken by writeDone
+		return acceptStall // woken by tptWriters
 	}
 	if err := a.tpt.MTT().Set(w.mr.mttOff, mtt.PageShift4K, w.pages[:w.npages]); err != nil {
 		panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err)) // pages were checked at post
 	}
-	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, a, evWriteDone); err != nil {
+	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, &a.tptWrites, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
 	}
 	a.Stats.addBytes(w.kind, purposeMTTWrite, mttWriteBytes(w.mr.mttOff, w.npages))
@@ -37,4 +48,24 @@ func mttWriteBytes(off, count uint32) uint64 {
 	lo := uint64(off) * mtt.MTTEntryBytes &^ 63
 	hi := (uint64(off+count)*mtt.MTTEntryBytes + 63) &^ 63
 	return hi - lo
+}
+
+// tptWriters handles the TPT's registration writes: when one has left the
+// NIC, what waits for a write slot may go on, in this order: pending
+// initialisations, the firmware, each engine's MTT write and MPT update.
+type tptWriters struct {
+	a      *Adapter
+	stages []*sim.TickDriver
+}
+
+var _ sim.Handler = (*tptWriters)(nil)
+
+func (t *tptWriters) Handle(sim.Tick, uint64) { t.wake() }
+
+func (t *tptWriters) wake() {
+	t.a.calls.writeSlotFree()
+	t.a.fw.writeSlotFree()
+	for _, d := range t.stages {
+		d.Wake()
+	}
 }

@@ -1,20 +1,17 @@
 package nic
 
-import (
-	"github.com/nicsim/nicsim/mtt"
-	"github.com/nicsim/nicsim/sim"
-)
+import "github.com/nicsim/nicsim/mtt"
 
 // MW is an NDK_MW: a memory window (docs/ndk.md 2.H). It is a key-table entry
 // of kind MW in the TPT; NdkBind work requests bind it to part of a
 // registered normal MR, through one QP, with its own rights and a new key
 // per bind (5.3, 5.5).
 type MW struct {
-	a      *Adapter
-	pd     *PD
-	tok    mtt.Token // token as the provider last defined it (rule 50)
-	closed bool
-	bound  *MR // MR the window is bound to in the NIC (set when a bind commits)
+	a   *Adapter
+	pd  *PD
+	tok mtt.Token // token as the provider last defined it (rule 50)
+	closer
+	bound *MR // MR the window is bound to in the NIC (set when a bind commits)
 }
 
 // Index is the window's key-table index.
@@ -26,27 +23,9 @@ func (w *MW) Index() uint32 { return w.tok.Index() }
 // command of FirmwareCommandNS (PENDING, done later). A full key table is
 // STATUS_INSUFFICIENT_RESOURCES inline.
 func (a *Adapter) CreateMw(pd *PD, done func(ctx uint64, status Status, mw *MW), ctx uint64) (Status, *MW) {
-	if pd == nil || pd.closed {
-		return StatusInvalidHandle, nil
-	}
-	if a.tpt.Keys().FreeEntries() == 0 {
-		return StatusInsufficientResources, nil
-	}
-	if a.mrPool > 0 || done == nil {
-		if a.mrPool == 0 {
-			return StatusInvalidParameter, nil
-		}
-		mw, err := a.allocMW(pd)
-		if err != nil {
-			return StatusInsufficientResources, nil
-		}
-		a.mrPool--
-		return StatusSuccess, mw
-	}
-	id := a.addPending(pendingCall{createMw: done, ctx: ctx, pd: pd})
-	pd.children++ // the pending MW holds the PD
-	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, a, evFirmware|uint64(id))
-	return StatusPending, nil
+	var mw *MW
+	st := a.createKeyed(pd, func() (err error) { mw, err = a.allocMW(pd); return err }, pendingCall{createMw: done, ctx: ctx, pd: pd})
+	return st, mw
 }
 
 func (a *Adapter) allocMW(pd *PD) (*MW, error) {
@@ -56,7 +35,7 @@ func (a *Adapter) allocMW(pd *PD) (*MW, error) {
 	}
 	pd.children++
 	mw := &MW{a: a, pd: pd, tok: tok}
-	a.setMW(tok.Index(), mw)
+	a.mws.set(tok.Index(), mw)
 	return mw, nil
 }
 
@@ -95,14 +74,11 @@ func (a *Adapter) Bind(qp *QP, ctx uint64, mr *MR, mw *MW, va, length uint64, fl
 }
 
 func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpFlags) Status {
-	if qp == nil || qp.closed || mr == nil || mr.closed || mw == nil || mw.closed {
+	if mr == nil || mr.closed || mw == nil || mw.closed {
 		return StatusInvalidHandle
 	}
-	if st, _ := ValidateOpFlags(OpBind, flags); st != StatusSuccess {
+	if st := checkWR(qp, OpBind, flags); st != StatusSuccess {
 		return st
-	}
-	if !qp.connected {
-		return StatusConnectionInvalid
 	}
 	if mr.fastRegister {
 		return StatusInvalidDeviceRequest // 5.5: wrong MR kind
@@ -122,7 +98,7 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 	if flags&OpAllowLocalWrite != 0 && !mr.flags.LocalWrite() {
 		return StatusAccessViolation // rule 49
 	}
-	if qp.posted-qp.retired >= uint64(qp.depth) {
+	if qp.full() {
 		return StatusNoMoreEntries
 	}
 	return StatusSuccess
@@ -135,27 +111,10 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 // request executes (double invalidate, or already invalidated remotely,
 // rule 57) is an error completion STATUS_INVALID_DEVICE_STATE.
 func (a *Adapter) InvalidateMw(qp *QP, ctx uint64, mw *MW, flags OpFlags) Status {
-	st := StatusSuccess
-	switch {
-	case qp == nil || qp.closed || mw == nil || mw.closed:
-		st = StatusInvalidHandle
-	default:
-		if s, _ := ValidateOpFlags(OpInvalidate, flags); s != StatusSuccess {
-			st = s
-		} else if !qp.connected {
-			st = StatusConnectionInvalid
-		} else if qp.posted-qp.retired >= uint64(qp.depth) {
-			st = StatusNoMoreEntries
-		}
+	if mw == nil || mw.closed {
+		return a.inlineFailure(qp, StatusInvalidHandle)
 	}
-	if st != StatusSuccess {
-		return a.inlineFailure(qp, st)
-	}
-	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
-	w.mw = mw
-	w.tok = mw.tok
-	a.submit(qp, flags)
-	return StatusSuccess
+	return a.postInvalidate(qp, ctx, flags, StatusSuccess, nil, mw, mw.tok)
 }
 
 // windowUnbound records in the provider that mw's NIC entry was
@@ -169,26 +128,7 @@ func (a *Adapter) windowUnbound(mw *MW) {
 	mw.bound = nil
 	if mr.windows == 0 && !mr.fwBusy && mr.closeCB != nil {
 		// The MR was closed first (rule 53, 64): its close completes now.
-		cb := mr.closeCB
-		mr.closeCB = nil
 		a.closeMR(mr)
-		cb(mr.closeCtx, StatusSuccess)
+		mr.closeDone()
 	}
-}
-
-// setMW records the window object of key-table index idx (remote
-// invalidation finds the window by its token).
-func (a *Adapter) setMW(idx uint32, mw *MW) {
-	for uint32(len(a.mwByIndex)) <= idx {
-		a.mwByIndex = append(a.mwByIndex, nil)
-	}
-	a.mwByIndex[idx] = mw
-}
-
-// mwAt returns the window object of key-table index idx, or nil.
-func (a *Adapter) mwAt(idx uint32) *MW {
-	if idx < uint32(len(a.mwByIndex)) {
-		return a.mwByIndex[idx]
-	}
-	return nil
 }

@@ -32,6 +32,15 @@ func (h *harness) bindOK(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpFlag
 
 const mrVA = 0x40_0000
 
+// newWindow is a harness with a connected QP of 16 WRs, a normal MR of
+// bytes at mrVA registered with remote write, and an unbound window.
+func newWindow(t testing.TB, bytes uint64) (*harness, *QP, *MR, *MW) {
+	t.Helper()
+	h, qp := newQP(t, 16)
+	mr, _ := h.register(mrVA, bytes, MRAllowRemoteWrite)
+	return h, qp, mr, h.mw()
+}
+
 // Rule 46: a new window is unbound: its token grants nothing.
 func TestCreateMwIsUnbound(t *testing.T) {
 	h := newHarness(t, DefaultSpec())
@@ -82,10 +91,7 @@ func TestBindNewTokenGrantsWindowRangeRightsAndQPOnly(t *testing.T) {
 // Rule 48, 5.5: a window must lie wholly inside its MR (and be non-empty,
 // at most MaxWindowSize): INVALID_PARAMETER inline, no CQE.
 func TestBindWindowOutsideMRIsInvalid(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
-	mw := h.mw()
+	h, qp, mr, mw := newWindow(t, 4*pg)
 	tok := h.a.GetRemoteTokenFromMw(mw)
 	for _, c := range []struct {
 		name    string
@@ -109,8 +115,7 @@ func TestBindWindowOutsideMRIsInvalid(t *testing.T) {
 // (ACCESS_VIOLATION inline); a remote-read window does not need the MR's
 // REMOTE_READ.
 func TestBindRemoteWriteWindowNeedsMRLocalWrite(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
+	h, qp := newQP(t, 16)
 	ro, _ := h.register(mrVA, pg, 0) // local read only
 	mw := h.mw()
 	require.Equal(t, StatusAccessViolation, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowRemoteWrite))
@@ -124,8 +129,7 @@ func TestBindRemoteWriteWindowNeedsMRLocalWrite(t *testing.T) {
 
 // 5.5: binding to a fast-register MR is the wrong MR kind.
 func TestBindToFastRegisterMrIsInvalidDeviceRequest(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
+	h, qp := newQP(t, 16)
 	fr := h.frmr(16, true)
 	require.Equal(t, StatusInvalidDeviceRequest, h.a.Bind(qp, 0, fr, h.mw(), 0, pg, OpAllowRemoteRead))
 }
@@ -134,10 +138,7 @@ func TestBindToFastRegisterMrIsInvalidDeviceRequest(t *testing.T) {
 // completion STATUS_INVALID_DEVICE_STATE; the QP goes to error and later
 // requests are cancelled; the first binding stays.
 func TestBindBoundWindowIsErrorCompletionInvalidDeviceState(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
-	mw := h.mw()
+	h, qp, mr, mw := newWindow(t, 4*pg)
 	tok := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteRead)
 	require.Equal(t, StatusSuccess, h.a.Bind(qp, 1, mr, mw, mrVA+pg, pg, OpAllowRemoteRead))
 	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 2, mw, 0))
@@ -153,17 +154,13 @@ func TestBindBoundWindowIsErrorCompletionInvalidDeviceState(t *testing.T) {
 // 5.3, rules 50, 56: every bind gives a new key; after invalidate and
 // rebind the token of the earlier binding is refused.
 func TestStaleWindowTokenAfterRebindRefused(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
-	mw := h.mw()
+	h, qp, mr, mw := newWindow(t, 4*pg)
 	old := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
 	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 3, mw, 0))
 	h.run()
-	res := h.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, OpInvalidate, res[0].Type)
-	require.Equal(t, StatusSuccess, res[0].Status)
+	res := h.one()
+	require.Equal(t, OpInvalidate, res.Type)
+	require.Equal(t, StatusSuccess, res.Status)
 	kt := h.a.tpt.Keys()
 	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(kt, old, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteWrite))
 	fresh := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
@@ -175,23 +172,17 @@ func TestStaleWindowTokenAfterRebindRefused(t *testing.T) {
 // Rule 57 choice: invalidating a window that is not bound is an error
 // completion.
 func TestInvalidateUnboundWindowIsErrorCompletion(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
+	h, qp := newQP(t, 16)
 	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 0, h.mw(), 0))
 	h.run()
-	res := h.poll()
-	require.Len(t, res, 1)
-	require.Equal(t, StatusInvalidDeviceState, res[0].Status)
+	require.Equal(t, StatusInvalidDeviceState, h.one().Status)
 }
 
 // Rule 28, 5.5: DeregisterMr of an MR with a bound window is DEVICE_BUSY
 // inline and changes nothing; after the window is invalidated it works.
 func TestDeregisterWithBoundWindowIsDeviceBusy(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	h, qp, mr, mw := newWindow(t, 4*pg)
 	mrTok := mtt.Token(h.a.GetRemoteTokenFromMr(mr))
-	mw := h.mw()
 	wtok := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteWrite)
 	calls := 0
 	require.Equal(t, StatusDeviceBusy, h.a.DeregisterMr(mr, func(uint64, Status) { calls++ }, 0))
@@ -237,10 +228,7 @@ func TestCreateMwFullKeyTableIsInsufficientResources(t *testing.T) {
 // Rules 3, 5, 47: a successful Bind with SILENT_SUCCESS produces no CQE;
 // the window is bound all the same.
 func TestBindSilentSuccessHasNoCQE(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(16)
-	mr, _ := h.register(mrVA, pg, MRAllowRemoteWrite)
-	mw := h.mw()
+	h, qp, mr, mw := newWindow(t, pg)
 	require.Equal(t, StatusSuccess, h.a.Bind(qp, 0, mr, mw, mrVA, pg, OpAllowRemoteRead|OpSilentSuccess))
 	tok := mtt.Token(h.a.GetRemoteTokenFromMw(mw))
 	h.run()

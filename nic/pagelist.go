@@ -1,21 +1,38 @@
 package nic
 
-import "fmt"
+import (
+	"fmt"
 
-// pageListFetch is the page-list fetch stage. A FastRegister whose page list
+	"github.com/nicsim/nicsim/sim"
+)
+
+// pageList is the page-list fetch stage. A FastRegister whose page list
 // did not fit in the WQE (more than InlinePageListEntriesMax entries) reads
-// it from host memory by DMA: 8 B per page (docs/sources.md 6), one dependent
-// read round trip (docs/sources.md 5). The engine is in order and may have at
-// most PageListFetchesMax such reads in flight; requests behind a fetching
-// one wait for it (the execution unit blocks on the dependent read), which
-// is what caps FastRegister throughput with DMA-fetched lists at about one
-// registration per read round trip per engine. Inline lists and other
-// operations pass through in LatencyCycles.
-func (a *Adapter) pageListFetch(s *stage, qp *QP, m item, w *wr) acceptResult {
+// it from host memory by DMA: 8 B per page (docs/sources.md 6), one
+// dependent read round trip (docs/sources.md 5). The engine is in order and
+// may have at most PageListFetchesMax such reads in flight; requests behind
+// a fetching one wait for it (the execution unit blocks on the dependent
+// read), which is what caps FastRegister throughput with DMA-fetched lists
+// at about one registration per read round trip per engine. Inline lists
+// and other operations pass through in LatencyCycles.
+type pageList struct {
+	a          *Adapter
+	fetchesMax int
+}
+
+func newPageList(a *Adapter, e *engine) *stage {
+	p := &pageList{a: a, fetchesMax: int(a.spec.PageListFetchesMax)}
+	return a.newStage(e.prefix, "PageList", a.spec.PageList, p, p.fetchesMax+1)
+}
+
+func (p *pageList) accept(s *stage, m item, _ sim.Tick) acceptResult {
+	a := p.a
+	qp := a.qps[m.qp]
+	w := qp.slot(m.idx)
 	if w.skip || w.op != OpFastRegister || w.inline {
 		return acceptSync
 	}
-	if s.waitingN >= s.waitMax {
+	if s.waitingN >= p.fetchesMax {
 		return acceptStall // woken when the outstanding read completes
 	}
 	if !a.dma.CanAccept() {
@@ -25,7 +42,7 @@ func (a *Adapter) pageListFetch(s *stage, qp *QP, m item, w *wr) acceptResult {
 	}
 	bytes := uint64(w.npages) * 8
 	addr := qp.plAddr + (m.idx%uint64(qp.depth))*qp.plStride
-	if err := a.dma.Read(addr, bytes, a, evPageList|uint64(s.eng.idx)<<32|uint64(s.nextSlot())); err != nil {
+	if err := a.dma.Read(addr, bytes, s, s.nextSlot()); err != nil {
 		panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", s.name, err))
 	}
 	a.Stats.addBytes(w.kind, purposePageList, bytes)

@@ -6,11 +6,9 @@ type PD struct {
 	a        *Adapter
 	handle   uint32
 	children int // MRs and QPs not yet closed (docs/ndk.md rule 64)
-	closed   bool
-	closeCB  RequestCompletion
-	closeCtx uint64
-	privTok  uint32 // NdkGetPrivilegedMemoryRegionToken, once asked for
-	hasPriv  bool
+	closer
+	privTok uint32 // NdkGetPrivilegedMemoryRegionToken, once asked for
+	hasPriv bool
 }
 
 // Handle is the PD's handle as the key table stores it.

@@ -2,92 +2,66 @@ package nic
 
 import (
 	"fmt"
-	"github.com/nicsim/nicsim/mtt"
 
 	"github.com/nicsim/nicsim/sim"
 )
 
-// engine is one execution engine (processing unit): an in-order chain of
-// stages parse -> validate -> page-list fetch -> MTT write -> MPT update ->
-// cache write, whose last stage feeds the completion engine.
-type engine struct {
-	idx        uint32
-	parse      *stage
-	validate   *stage
-	pageList   *stage
-	mttWrite   *stage
-	mptUpdate  *stage
-	cacheWrite *stage
-	out        *sim.Port[item] // to the completion engine
-	mptReq     []mtt.Request   // validate's MPT reads, by in-flight slot
-}
-
-// build wires the pipeline: doorbell -> scheduler -> WQE fetch -> engines ->
-// completion.
-func (a *Adapter) build() error {
-	sp := &a.spec
-	a.doorbell = newStage(a, stDoorbell, nil, a.name+".Doorbell", sp.Doorbell, 0, &a.Stats.Stages[stDoorbell])
+// build wires the hardware blocks: doorbell -> scheduler -> WQE fetch ->
+// engines -> completion, and the blocks beside the pipeline.
+func (a *Adapter) build() {
+	a.cpu.a = a
+	a.calls.a = a
+	a.irq.a = a
+	a.tptWrites.a = a
+	a.fw.a = a
+	a.req.a = a
+	a.resp.a = a
+	a.dataDMA.a = a
+	a.hazards.entries = make([]hazard, a.spec.TPT.KeyTableEntriesMax)
+	a.doorbell = newDoorbell(a)
 	a.sched = newScheduler(a)
 	a.completion = newCompletion(a)
-	for i := uint32(0); i < sp.ExecEngines; i++ {
-		p := fmt.Sprintf("%s.Engine[%d].", a.name, i)
-		e := &engine{idx: i}
-		e.parse = newStage(a, stParse, e, p+"Parse", sp.Parse, 0, &a.Stats.Stages[stParse])
-		e.validate = newStage(a, stValidate, e, p+"Validate", sp.Validation, 0, &a.Stats.Stages[stValidate])
-		e.mptReq = make([]mtt.Request, len(e.validate.fl))
-		e.pageList = newStage(a, stPageList, e, p+"PageList", sp.PageList, int(sp.PageListFetchesMax), &a.Stats.Stages[stPageList])
-		e.mttWrite = newStage(a, stMTTWrite, e, p+"MTTWrite", sp.MTTWrite, 0, &a.Stats.Stages[stMTTWrite])
-		e.mptUpdate = newStage(a, stMPTUpdate, e, p+"MPTUpdate", sp.MPTUpdate, 0, &a.Stats.Stages[stMPTUpdate])
-		e.cacheWrite = newStage(a, stCacheWrite, e, p+"CacheWrite", sp.CacheWrite, 0, &a.Stats.Stages[stCacheWrite])
-		e.out = sim.MustNewPort[item](p+"ToCompletion", a.eng, int(sp.Completion.QueueDepth), a.clock.Period)
-		chain := []*stage{e.parse, e.validate, e.pageList, e.mttWrite, e.mptUpdate, e.cacheWrite}
-		for j, s := range chain {
-			if j+1 < len(chain) {
-				s.connectOut(chain[j+1].in)
-				chain[j+1].in.Connect(s.drv, chain[j+1].drv)
-			}
-		}
-		e.cacheWrite.connectOut(e.out)
-		e.out.Connect(e.cacheWrite.drv, a.completion.drv)
-		a.engines = append(a.engines, e)
+	for i := range a.spec.ExecEngines {
+		a.engines = append(a.engines, a.newEngine(i))
 	}
-	a.doorbell.in.Connect(nil, a.doorbell.drv)
 	a.fetch = newWQEFetch(a)
-	for _, e := range a.engines { // every stage's input: sender and receiver
-		e.parse.in.Connect(a.fetch.drv, e.parse.drv)
+	for _, e := range a.engines {
+		e.first.in.Connect(a.fetch.drv, e.first.drv)
 	}
-	return nil
 }
 
-// accept starts a stage's work on m.
-func (a *Adapter) accept(s *stage, m item, now sim.Tick) acceptResult {
-	if s.kind == stDoorbell {
-		return acceptSync
-	}
-	qp := a.qps[m.qp]
-	w := qp.slot(m.idx)
-	switch s.kind {
-	case stParse:
-		return acceptSync
-	case stValidate:
-		return a.validate(s, qp, w, now)
-	case stPageList:
-		return a.pageListFetch(s, qp, m, w)
-	case stMTTWrite:
-		return a.mttWrite(w)
-	case stMPTUpdate:
-		return a.mptUpdate(s.eng, w, m.idx, now)
-	case stCacheWrite:
-		return acceptSync
-	}
-	panic(fmt.Sprintf("nic: stage kind %d has no work", s.kind))
+// engine is one execution engine (processing unit): an in-order chain of
+// stages whose first takes WQEs from the WQE fetch and whose last feeds the
+// completion engine.
+type engine struct {
+	idx    uint32
+	prefix string          // NIC.Engine[i].
+	first  *stage          // takes the WQEs
+	out    *sim.Port[item] // to the completion engine
 }
 
-// sink consumes an item leaving a stage with no output port.
-func (a *Adapter) sink(s *stage, m item, now sim.Tick) {
-	if s.kind == stDoorbell {
-		a.doorbellApply(m, now)
-		return
+// newEngine builds engine i. Its chain is the list below, in order: a
+// stage is a file with its work (a stageWork) and constructor, plus its
+// line here.
+func (a *Adapter) newEngine(i uint32) *engine {
+	e := &engine{idx: i, prefix: fmt.Sprintf("%s.Engine[%d].", a.name, i)}
+	chain := []*stage{
+		newParse(a, e),
+		newValidate(a, e),
+		newPageList(a, e),
+		newMTTWrite(a, e),
+		newMPTUpdate(a, e),
+		newCacheWrite(a, e),
 	}
-	panic(fmt.Sprintf("nic: %s has no output", s.name))
+	e.out = sim.MustNewPort[item](e.prefix+"ToCompletion", a.eng, int(a.spec.Completion.QueueDepth), a.clock.Period)
+	for j, s := range chain {
+		next, nextDrv := e.out, a.completion.drv
+		if j+1 < len(chain) {
+			next, nextDrv = chain[j+1].in, chain[j+1].drv
+		}
+		s.out = next
+		next.Connect(s.drv, nextDrv)
+	}
+	e.first = chain[0]
+	return e
 }

@@ -47,14 +47,11 @@ func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo u
 
 // checkFastRegister applies docs/ndk.md 2.G and 5.6 at post time.
 func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, length uint64, baseVA uint64, flags OpFlags) Status {
-	if qp == nil || qp.closed || mr == nil || mr.closed {
+	if mr == nil || mr.closed {
 		return StatusInvalidHandle
 	}
-	if st, _ := ValidateOpFlags(OpFastRegister, flags); st != StatusSuccess {
-		return st // 5.2
-	}
-	if !qp.connected {
-		return StatusConnectionInvalid // rule 4
+	if st := checkWR(qp, OpFastRegister, flags); st != StatusSuccess {
+		return st
 	}
 	if !mr.fastRegister {
 		return StatusInvalidDeviceRequest // 5.6, rule 16: wrong MR kind
@@ -84,8 +81,23 @@ func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, 
 	if (flags.RemoteRead() || flags.RemoteWrite()) && !mr.remoteAccess {
 		return StatusAccessViolation // rule 40
 	}
-	if qp.posted-qp.retired >= uint64(qp.depth) {
+	if qp.full() {
 		return StatusNoMoreEntries // 5.7
+	}
+	return StatusSuccess
+}
+
+// checkWR makes the checks every work request starts with, in order: an
+// open QP, the flags (5.2), a connected QP (rule 4).
+func checkWR(qp *QP, op OpType, flags OpFlags) Status {
+	if qp == nil || qp.closed {
+		return StatusInvalidHandle
+	}
+	if st, _ := ValidateOpFlags(op, flags); st != StatusSuccess {
+		return st
+	}
+	if !qp.connected {
+		return StatusConnectionInvalid
 	}
 	return StatusSuccess
 }
@@ -93,27 +105,32 @@ func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, 
 // Invalidate is NdkInvalidate of a fast-register MR (docs/ndk.md 2.I); windows
 // are invalidated with InvalidateMw.
 func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
-	st := StatusSuccess
-	switch {
-	case qp == nil || qp.closed || mr == nil || mr.closed:
-		st = StatusInvalidHandle
-	default:
-		if s, _ := ValidateOpFlags(OpInvalidate, flags); s != StatusSuccess {
-			st = s
-		} else if !qp.connected {
-			st = StatusConnectionInvalid // rule 4, 55
-		} else if !mr.fastRegister {
-			st = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
-		} else if qp.posted-qp.retired >= uint64(qp.depth) {
-			st = StatusNoMoreEntries // 5.7
-		}
+	if mr == nil || mr.closed {
+		return a.inlineFailure(qp, StatusInvalidHandle)
+	}
+	kind := StatusSuccess
+	if !mr.fastRegister {
+		kind = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
+	}
+	return a.postInvalidate(qp, ctx, flags, kind, mr, nil, mr.tok)
+}
+
+// postInvalidate posts an Invalidate of tok (mr's or mw's) after the
+// checks, in order: QP, flags, connection (rule 4, 55), the object's kind
+// (kind), a free slot (5.7).
+func (a *Adapter) postInvalidate(qp *QP, ctx uint64, flags OpFlags, kind Status, mr *MR, mw *MW, tok mtt.Token) Status {
+	st := checkWR(qp, OpInvalidate, flags)
+	if st == StatusSuccess {
+		st = kind
+	}
+	if st == StatusSuccess && qp.full() {
+		st = StatusNoMoreEntries
 	}
 	if st != StatusSuccess {
 		return a.inlineFailure(qp, st)
 	}
 	w := a.newWR(qp, OpInvalidate, kindInvalidate, flags, ctx, 1)
-	w.mr = mr
-	w.tok = mr.tok
+	w.mr, w.mw, w.tok = mr, mw, tok
 	a.submit(qp, flags)
 	return StatusSuccess
 }
@@ -164,16 +181,16 @@ func (a *Adapter) ring(qp *QP) {
 		return
 	}
 	pi := qp.posted
-	arg := evMMIO | uint64(qp.num)<<32 | uint64(uint32(pi))
+	arg := uint64(qp.num)<<32 | uint64(uint32(pi))
 	if n == 1 && a.spec.WQEByMMIO {
 		// One write-combined write of the whole WQE: the link sends it as
 		// 64 B stores (docs/sources.md 2, BlueFlame).
 		w := qp.slot(pi - 1)
 		bytes := uint64(w.blocks) * uint64(a.spec.WQEBytes)
-		a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+2048, bytes, arg|mmioWQEBit)
+		a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+2048, bytes, a.doorbell, arg|mmioWQEBit)
 		a.Stats.addBytes(w.kind, purposeWQE, bytes)
 	} else {
-		a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096, uint64(a.spec.DoorbellBytes), arg)
+		a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096, uint64(a.spec.DoorbellBytes), a.doorbell, arg)
 		// Charge the doorbell to the operation that rang it.
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}
@@ -191,7 +208,7 @@ func (a *Adapter) Flush(qp *QP) Status {
 		return StatusInvalidHandle
 	}
 	pi := qp.posted
-	a.issueMMIO(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+8, uint64(a.spec.DoorbellBytes), evMMIO|flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
+	a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+8, uint64(a.spec.DoorbellBytes), a.doorbell, flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
 	if pi > qp.rung {
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}

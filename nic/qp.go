@@ -16,10 +16,8 @@ type QP struct {
 	depth     uint32 // initiator queue depth (WRs)
 	rqDepth   uint32
 	connected bool
-	closed    bool
-	closeCB   RequestCompletion
-	closeCtx  uint64
-	engine    uint32
+	closer
+	engine uint32
 
 	// Provider (host) side.
 	slots      []wr
@@ -64,6 +62,9 @@ func (q *QP) Connected() bool { return q.connected }
 func (q *QP) Outstanding() int { return int(q.posted - q.retired) }
 
 func (q *QP) slot(i uint64) *wr { return &q.slots[i%uint64(q.depth)] }
+
+// full reports whether every SQ slot is in use (5.7: NO_MORE_ENTRIES).
+func (q *QP) full() bool { return q.posted-q.retired >= uint64(q.depth) }
 
 // wr is one work request as it sits in the SQ ring (host memory) together
 // with its progress through the NIC. The NIC reads the request fields only

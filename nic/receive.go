@@ -36,24 +36,22 @@ func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
 // CQ drops it and counts an overrun (the model does not stall receives).
 func (a *Adapter) writeRecvCQE(qp *QP, rw recvWR, st Status, bytes uint32, typ OpType, spec uint64) {
 	cq := qp.cq
-	if cq.prod-cq.cons >= uint64(cq.depth) {
+	if cq.full() {
 		a.Stats.CQOverruns++
 		return
 	}
-	slot := uint32(cq.prod % uint64(cq.depth))
-	cq.prod++
 	now := a.eng.Now()
-	cq.ring[slot] = cqEntry{
+	slot := cq.push(cqEntry{
 		res:   Result{Status: st, BytesTransferred: bytes, QPContext: qp.ctx, RequestContext: rw.ctx, Type: typ, TypeSpecific: spec},
 		qp:    qp,
 		recv:  true,
 		tPost: now,
 		kind:  kindReceive,
-	}
+	})
 	a.Stats.Ops[kindReceive].Completed++
 	a.Stats.Ops[kindReceive].LastRetire = now
 	a.Stats.CQEs++
-	addr := cq.addr + uint64(slot)*uint64(a.spec.CQEBytes)
-	a.Stats.addBytes(kindReceive, purposeCQE, uint64(a.spec.CQEBytes))
-	a.dataDMA(true, a, addr, uint64(a.spec.CQEBytes), evCQE|uint64(cq.num)<<32|uint64(slot))
+	addr, n := cq.cqeAddr(slot)
+	a.Stats.addBytes(kindReceive, purposeCQE, n)
+	a.dataDMA.submit(true, a.completion, addr, n, uint64(cq.num)<<32|uint64(slot))
 }

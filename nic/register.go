@@ -1,12 +1,6 @@
 package nic
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/nicsim/nicsim/mtt"
-	"github.com/nicsim/nicsim/sim"
-)
+import "github.com/nicsim/nicsim/sim"
 
 // RegisterMr is NdkRegisterMr (docs/ndk.md 2.D, seed REGISTER_MR): register
 // [chain[0].VirtualAddress, +length) of the MDL chain over the normal MR mr
@@ -47,12 +41,9 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	if done == nil {
 		return StatusInvalidParameter
 	}
-	off, err := a.tpt.MTT().Alloc(uint32(n))
-	if err != nil {
-		if errors.Is(err, mtt.ErrNoSpace) {
-			return StatusInsufficientResources
-		}
-		panic(fmt.Sprintf("nic: %s: MTT alloc: %v", a.name, err))
+	off, ok := a.allocMTT(uint32(n))
+	if !ok {
+		return StatusInsufficientResources
 	}
 	mr.mttOff, mr.mttCount = off, uint32(n)
 	mr.reg, mr.fwBusy = regRegistering, true
@@ -119,9 +110,7 @@ func (a *Adapter) firmwareCompleted(c *fwCmd) {
 	a.Stats.Ops[k].LastRetire = a.eng.Now()
 	c.done(c.ctx, StatusSuccess)
 	if mr.closeCB != nil && mr.windows == 0 {
-		cb := mr.closeCB
-		mr.closeCB = nil
 		a.closeMR(mr)
-		cb(mr.closeCtx, StatusSuccess)
+		mr.closeDone()
 	}
 }

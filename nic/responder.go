@@ -98,7 +98,7 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 			o.pages, o.off = append(o.pages[:0], o.req.Pages...), o.req.Offset
 		}
 	case rxEvDMA:
-		r.dmaDone(now, id)
+		o.state = rxDone
 	default:
 		panic(fmt.Sprintf("nic: %s: unknown responder event %#x", r.a.name, arg))
 	}
@@ -193,7 +193,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 		}
 		a.mem.writePages(o.pages, o.off, o.p.data)
 		o.state = rxDMA
-		a.dmaWriteTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		a.dataDMA.payload(true, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
 	case pktReadReq:
 		if n == 0 {
 			o.state = rxDone
@@ -204,7 +204,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 		o.rdata = a.wire.buf(n)
 		a.mem.readPages(o.pages, o.off, o.rdata)
 		o.state = rxDMA
-		a.dmaReadTo(r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		a.dataDMA.payload(false, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
 	case pktSendReq:
 		r.issueSend(now, id)
 	}
@@ -218,25 +218,18 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	o := r.ops[id]
 	qp := a.qps[o.p.dstQP]
 	if o.p.inv && !a.canRemoteInvalidate(qp, mtt.Token(o.p.token)) {
-		o.nak = a.spec.RemoteAccessErrorStatus
 		a.Stats.RemoteInvalidateRefused++
-		a.qpToError(qp)
-		o.state = rxDone
+		r.refuse(o, qp, a.spec.RemoteAccessErrorStatus)
 		return
 	}
 	if qp.rqHead == qp.rqTail {
-		// No receive posted: the model has no RNR retry (docs/nic.md).
-		o.nak = StatusRemoteResources
-		a.qpToError(qp)
-		o.state = rxDone
+		r.refuse(o, qp, StatusRemoteResources) // no receive posted: no RNR retry (docs/nic.md)
 		return
 	}
 	rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
 	n := o.p.length
 	if n > uint64(rw.sge.Length) {
-		o.nak = StatusRemoteResources
-		a.qpToError(qp)
-		o.state = rxDone
+		r.refuse(o, qp, StatusRemoteResources)
 		return
 	}
 	var pages []uint64
@@ -246,9 +239,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 		pages, off, ok = a.translateLocal(qp, rw.sge, n, mtt.AccessLocalWrite, o.pages[:0])
 		o.pages = pages[:0]
 		if !ok {
-			o.nak = StatusRemoteResources
-			a.qpToError(qp)
-			o.state = rxDone
+			r.refuse(o, qp, StatusRemoteResources)
 			return
 		}
 	}
@@ -260,12 +251,13 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	}
 	a.mem.writePages(pages, off, o.p.data)
 	o.state = rxDMA
-	a.dmaWriteTo(r, pages[0]+off, n, rxEvDMA|uint64(id))
+	a.dataDMA.payload(true, r, pages[0]+off, n, rxEvDMA|uint64(id))
 }
 
-func (r *responder) dmaDone(now sim.Tick, id int) {
-	o := r.ops[id]
-	o.state = rxDone
+// refuse answers o with a NAK of st and puts qp in the error state.
+func (r *responder) refuse(o *rxOp, qp *QP, st Status) {
+	o.nak, o.state = st, rxDone
+	r.a.qpToError(qp)
 }
 
 // answer sends the answer of a finished request and, for a Send, signals
@@ -309,16 +301,8 @@ func (a *Adapter) canRemoteInvalidate(qp *QP, tok mtt.Token) bool {
 		return e.QPN == qp.num
 	}
 	// An MR: only a fast-registered one (rule 54: never an NdkRegisterMr MR).
-	mr := a.mrAt(tok.Index())
+	mr := a.mrs.at(tok.Index())
 	return mr != nil && mr.fastRegister
-}
-
-// mrAt returns the MR object of key-table index idx, or nil.
-func (a *Adapter) mrAt(idx uint32) *MR {
-	if idx < uint32(len(a.mrByIndex)) {
-		return a.mrByIndex[idx]
-	}
-	return nil
 }
 
 // remoteInvalidate invalidates tok in the key table and writes the MPT
@@ -327,7 +311,7 @@ func (a *Adapter) remoteInvalidate(tok mtt.Token) {
 	if err := a.tpt.Keys().Invalidate(tok); err != nil {
 		panic(fmt.Sprintf("nic: %s: remote invalidate: %v", a.name, err))
 	}
-	a.windowUnbound(a.mwAt(tok.Index()))
+	a.windowUnbound(a.mws.at(tok.Index()))
 	if a.tpt.CanWrite() {
 		if err := a.tpt.WriteMPT(tok.Index(), nil, 0); err != nil {
 			panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
@@ -353,43 +337,5 @@ func (a *Adapter) flushReceives(qp *QP) {
 		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
 		qp.rqHead++
 		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
-	}
-}
-
-// dmaWriteTo / dmaReadTo issue a data DMA whose completion goes to h.
-func (a *Adapter) dmaWriteTo(h sim.Handler, addr, n, arg uint64) {
-	a.Stats.DataDMABytes += n
-	a.dataDMA(true, h, addr, n, arg)
-}
-
-func (a *Adapter) dmaReadTo(h sim.Handler, addr, n, arg uint64) {
-	a.Stats.DataDMABytes += n
-	a.dataDMA(false, h, addr, n, arg)
-}
-
-type dataDMAReq struct {
-	write        bool
-	h            sim.Handler
-	addr, n, arg uint64
-}
-
-func (a *Adapter) dataDMA(write bool, h sim.Handler, addr, n, arg uint64) {
-	if len(a.dataQ) == 0 && a.dma.CanAccept() {
-		a.issueDataDMA(dataDMAReq{write, h, addr, n, arg})
-		return
-	}
-	a.dataQ = append(a.dataQ, dataDMAReq{write, h, addr, n, arg})
-	a.dma.AddWaker(&a.dmaRetry)
-}
-
-func (a *Adapter) issueDataDMA(q dataDMAReq) {
-	var err error
-	if q.write {
-		err = a.dma.Write(q.addr, q.n, q.h, q.arg)
-	} else {
-		err = a.dma.Read(q.addr, q.n, q.h, q.arg)
-	}
-	if err != nil {
-		panic(fmt.Sprintf("nic: %s: data DMA refused after CanAccept: %v", a.name, err))
 	}
 }

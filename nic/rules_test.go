@@ -77,9 +77,7 @@ func TestInitializeFastRegisterMrPendingThenInlineWhenRepeated(t *testing.T) {
 // Rule 3: a posted request produces exactly one CQE; an inline failure
 // changes nothing and produces none.
 func TestInlineFailureProducesNoCQEAndChangesNothing(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	tok := h.a.GetRemoteTokenFromMr(mr)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(17), 0, 17*pg, 0, 0))
 	h.run()
@@ -103,9 +101,7 @@ func TestUnconnectedQPReturnsConnectionInvalid(t *testing.T) {
 
 // Rule 5: a successful SILENT_SUCCESS request produces no CQE.
 func TestSilentSuccessProducesNoCQE(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpSilentSuccess))
 	h.run()
 	require.Empty(t, h.poll())
@@ -116,9 +112,7 @@ func TestSilentSuccessProducesNoCQE(t *testing.T) {
 
 // Rule 5, 5.1: a failing SILENT_SUCCESS request does produce a CQE.
 func TestSilentFailureProducesErrorCQE(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 5, mr, OpSilentSuccess)) // MR not valid
 	h.run()
 	require.Equal(t, []Result{{Status: StatusInvalidDeviceState, QPContext: qp.ctx, RequestContext: 5, Type: OpInvalidate}}, h.poll())
@@ -127,9 +121,7 @@ func TestSilentFailureProducesErrorCQE(t *testing.T) {
 // Rule 5, 5.7: a successful silent request holds its slot until a later
 // signalled completion is taken by the consumer.
 func TestSilentSuccessHoldsSlotUntilLaterSignalledCompletion(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(2)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 2)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpSilentSuccess))
 	h.run()
 	require.Empty(t, h.poll())
@@ -143,26 +135,21 @@ func TestSilentSuccessHoldsSlotUntilLaterSignalledCompletion(t *testing.T) {
 
 // Rule 6: READ_FENCE waits for earlier reads of the QP; with none it runs.
 func TestReadFenceWaitsForEarlierReads(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	qp.readsOut = 1 // an earlier RDMA Read in flight
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpReadFence))
 	h.run()
 	require.Empty(t, h.poll())
 	require.NotZero(t, h.a.Stats.ReadFenceStalls)
 	qp.readsOut = 0
-	for _, e := range h.a.engines {
-		e.validate.drv.Wake()
-	}
+	h.a.hazards.wakeValidates()
 	h.run()
 	require.Equal(t, []Result{{Status: StatusSuccess, QPContext: qp.ctx, RequestContext: 1, Type: OpFastRegister}}, h.poll())
 }
 
 // Rule 8: NdkFlush cancels pending requests with STATUS_CANCELLED.
 func TestFlushCancelsPendingWithStatusCancelled(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(64)
+	h, qp := newQP(t, 64)
 	mrs := []*MR{h.frmr(16, false), h.frmr(16, false), h.frmr(16, false)}
 	for i, mr := range mrs {
 		require.Equal(t, StatusSuccess, h.a.FastRegister(qp, uint64(i), mr, pages(1), 0, pg, 0, OpDefer))
@@ -193,9 +180,7 @@ func TestCreateQPDepthBeyondAdapterInfoIsInvalidParameter(t *testing.T) {
 
 // Rule 9, 5.7: posting to a full initiator queue is STATUS_NO_MORE_ENTRIES.
 func TestQueueFullReturnsNoMoreEntries(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(2)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 2)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
 	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 2, mr, 0))
 	require.Equal(t, StatusNoMoreEntries, h.a.Invalidate(qp, 3, mr, 0))
@@ -209,9 +194,7 @@ func TestQueueFullReturnsNoMoreEntries(t *testing.T) {
 // completion STATUS_INVALID_DEVICE_STATE; the QP goes to error and every
 // later request completes STATUS_CANCELLED in post order.
 func TestFastRegisterOverValidMRIsErrorCompletionAndCancelsLater(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(64)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 64)
 	other := h.frmr(16, false)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 2, mr, pages(2), 0, 2*pg, 0, OpSilentSuccess)) // over valid
@@ -271,9 +254,7 @@ func TestDeferChainRingsOneDoorbellAndEveryRequestCompletes(t *testing.T) {
 // FR(DEFER) fails inline -> the first is indicated and completes, the
 // second gets no CQE.
 func TestDeferredRequestsIndicatedBeforeInlineFailure(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(64)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 64)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpDefer))
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 2, mr, pages(1), 1, pg, 0, OpDefer)) // FBO != VA mod page
 	h.run()
@@ -328,9 +309,7 @@ func TestInitializeFastRegisterMrWithoutMTTSpaceIsInsufficientResources(t *testi
 // Rule 32, 40: remote rights on an MR initialised without RemoteAccess are
 // STATUS_ACCESS_VIOLATION inline, no CQE.
 func TestRemoteRightsNeedRemoteAccessInit(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusAccessViolation, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpAllowRemoteRead))
 	require.Equal(t, StatusAccessViolation, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpAllowRemoteWrite))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpAllowLocalWrite))
@@ -345,8 +324,7 @@ func TestRemoteRightsNeedRemoteAccessInit(t *testing.T) {
 // Rule 34: FastRegister may be posted as soon as InitializeFastRegisterMr
 // returns, before its callback.
 func TestFastRegisterPostableWhenInitializeReturns(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	_, mr := h.a.CreateMr(h.pd, true, nil, 0)
 	require.Equal(t, StatusPending, h.a.InitializeFastRegisterMr(mr, 16, false, func(uint64, Status) {}, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
@@ -358,34 +336,28 @@ func TestFastRegisterPostableWhenInitializeReturns(t *testing.T) {
 
 // Rule 35, 5.6: before NdkInitializeFastRegisterMr -> INVALID_DEVICE_STATE inline.
 func TestFastRegisterBeforeInitializeIsInvalidDeviceState(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	_, mr := h.a.CreateMr(h.pd, true, nil, 0)
 	require.Equal(t, StatusInvalidDeviceState, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
 }
 
 // Rule 35, 5.6: more pages than initialised -> INVALID_PARAMETER inline.
 func TestFastRegisterPageCountAboveInitializedIsInvalidParameter(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(17), 0, 17*pg, 0, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(16), 0, 16*pg, 0, 0))
 }
 
 // Rule 16, 5.6: FastRegister on a normal MR is the wrong MR kind.
 func TestFastRegisterOnNormalMRIsInvalidDeviceRequest(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	_, mr := h.a.CreateMr(h.pd, false, nil, 0)
 	require.Equal(t, StatusInvalidDeviceRequest, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
 }
 
 // Rule 36: every page address is PAGE_SIZE-aligned.
 func TestFastRegisterUnalignedPageIsInvalidParameter(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	p := pages(2)
 	p[1] += 512
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, p, 0, 2*pg, 0, 0))
@@ -393,18 +365,14 @@ func TestFastRegisterUnalignedPageIsInvalidParameter(t *testing.T) {
 
 // Rule 37: 0 <= FBO < PAGE_SIZE.
 func TestFBOMustBeBelowPageSize(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(2), pg, pg, pg+pg, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(2), pg-1, pg+1, 2*pg-1, 0))
 }
 
 // Rule 38: Length <= AdapterPageCount*PAGE_SIZE - FBO (and not zero).
 func TestLengthMustFitPagesMinusFBO(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(2), 100, 2*pg-99, 100, 0))
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(2), 100, 0, 100, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(2), 100, 2*pg-100, 100, 0))
@@ -416,9 +384,7 @@ func TestLengthMustFitPagesMinusFBO(t *testing.T) {
 
 // Rule 39: BaseVirtualAddress mod PAGE_SIZE == FBO; 0 only with FBO 0.
 func TestBaseVirtualAddressModPageMustEqualFBO(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(1), 8, 64, 0, 0))
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(1), 8, 64, 5*pg, 0))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 8, 64, 5*pg+8, 0))
@@ -430,8 +396,7 @@ func TestBaseVirtualAddressModPageMustEqualFBO(t *testing.T) {
 // Rule 41: ALLOW_LOCAL_WRITE grants local write; REMOTE_WRITE (0x30)
 // contains it; local read is implicit.
 func TestFastRegisterRightsReachTheKeyTable(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	for _, c := range []struct {
 		f    OpFlags
 		want mtt.Rights
@@ -453,8 +418,7 @@ func TestFastRegisterRightsReachTheKeyTable(t *testing.T) {
 // Rule 43, 5.3 (default): the token is available when the call returns and,
 // with rotate_fast_register_key off, stays the same across registrations.
 func TestRemoteTokenAvailableWhenCallReturnsAndStableByDefault(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	mr := h.frmr(16, true)
 	tok := h.a.GetRemoteTokenFromMr(mr)
 	require.Equal(t, tok, h.a.GetLocalTokenFromMr(mr))
@@ -489,8 +453,7 @@ func TestRotateFastRegisterKeyGivesNewKeyPerPost(t *testing.T) {
 // 5.2: a remote-write bit without local write, and unknown bits, are
 // STATUS_INVALID_PARAMETER inline.
 func TestFlagRulesAreInvalidParameterInline(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	mr := h.frmr(16, true)
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0x20))
 	require.Equal(t, StatusInvalidParameter, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpInline))
@@ -502,8 +465,7 @@ func TestFlagRulesAreInvalidParameterInline(t *testing.T) {
 
 // Rule 54: invalidating an NdkRegisterMr MR is STATUS_INVALID_PARAMETER inline.
 func TestInvalidateNormalMRIsInvalidParameter(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	_, mr := h.a.CreateMr(h.pd, false, nil, 0)
 	require.Equal(t, StatusInvalidParameter, h.a.Invalidate(qp, 1, mr, 0))
 	h.run()
@@ -513,8 +475,7 @@ func TestInvalidateNormalMRIsInvalidParameter(t *testing.T) {
 // Rules 55, 56: the CQE is typed Invalidate; afterwards the old token
 // fails and the MR may be fast-registered again.
 func TestInvalidateKillsTokenAndAllowsFastRegisterAgain(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	mr := h.frmr(16, true)
 	tok := mtt.Token(h.a.GetRemoteTokenFromMr(mr))
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpAllowRemoteWrite))
@@ -533,9 +494,7 @@ func TestInvalidateKillsTokenAndAllowsFastRegisterAgain(t *testing.T) {
 // Rule 57 [CHOICE]: invalidating an MR that is no longer valid (a double
 // invalidate) is an error completion; the QP goes to error.
 func TestDoubleInvalidateIsErrorCompletion(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, 0))
 	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 2, mr, 0))
 	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 3, mr, 0))
@@ -582,9 +541,7 @@ func TestCloseAntecedentPendsUntilSuccessorsClose(t *testing.T) {
 
 // Rule 63: closing a QP with work outstanding flushes it and pends.
 func TestCloseQPWithOutstandingWorkPendsAndFlushes(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpDefer))
 	calls := 0
 	require.Equal(t, StatusPending, h.a.CloseObject(qp, func(uint64, Status) { calls++ }, 0))
@@ -595,8 +552,7 @@ func TestCloseQPWithOutstandingWorkPendsAndFlushes(t *testing.T) {
 
 // Interrupts: an armed CQ raises one MSI-X and the notification runs once.
 func TestArmedCQNotifiesOnceAfterMSIX(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
+	h, qp := newQP(t, 8)
 	a, b := h.frmr(16, false), h.frmr(16, false)
 	calls := 0
 	require.Equal(t, StatusSuccess, h.a.ArmCQ(h.cq, func() { calls++ }))
@@ -628,9 +584,7 @@ func TestInterruptModerationTimer(t *testing.T) {
 // Rule 61: closing an MR with a FastRegister in flight is a consumer error;
 // the request completes in error instead of crashing the model.
 func TestCloseMRWithRequestInFlightIsErrorCompletion(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(16), 0, 16*pg, 0, 0)) // DMA page list
 	h.env.Engine.RunUntil(h.env.Engine.Now() + 300*1000)
 	require.Equal(t, StatusSuccess, h.a.CloseObject(mr, nil, 0))

@@ -11,33 +11,26 @@ import "github.com/nicsim/nicsim/sim"
 // fetched: its remaining WRs are flushed straight to the completion engine
 // with STATUS_CANCELLED (docs/ndk.md 5.1), WQEFetchBatchMax per decision.
 type scheduler struct {
-	a          *Adapter
-	drv        *sim.TickDriver
-	ring       []uint32 // QPs with work, round-robin order
-	out        *sim.Port[fetchReq]
-	latency    sim.Tick
-	interval   sim.Tick
-	ipc        int
-	nextAccept sim.Tick
+	block
+	a    *Adapter
+	ring []uint32 // QPs with work, round-robin order
+	out  *sim.Port[fetchReq]
 }
 
 // fetchReq asks the WQE fetch engine for WRs [first, first+count) of a QP.
 type fetchReq struct {
-	qp     uint32
-	first  uint64
-	count  uint32
-	mmio   bool // already on the NIC: no DMA
-	issued sim.Tick
+	qp    uint32
+	first uint64
+	count uint32
+	mmio  bool // already on the NIC: no DMA
 }
 
 var _ sim.Ticker = (*scheduler)(nil)
 
 func newScheduler(a *Adapter) *scheduler {
-	sp := a.spec.Scheduler
-	s := &scheduler{a: a, ipc: int(sp.ItemsPerCycle), interval: sim.Tick(sp.IntervalCycles) * a.clock.Period,
-		latency: sim.Tick(sp.LatencyCycles) * a.clock.Period}
-	s.drv = sim.NewTickDriver(a.name+".Scheduler", a.clock, a.eng, s)
-	s.out = sim.MustNewPort[fetchReq](a.name+".Scheduler.Out", a.eng, int(sp.QueueDepth), s.latency)
+	s := &scheduler{a: a}
+	s.block = a.newBlock(a.name+".Scheduler", a.spec.Scheduler, s)
+	s.out = sim.MustNewPort[fetchReq](s.name+".Out", a.eng, int(a.spec.Scheduler.QueueDepth), s.latency)
 	return s
 }
 
@@ -68,30 +61,16 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		qp.inSched = false
 		n := qp.nicPI - qp.fetchIdx
 		n = min(n, uint64(s.a.spec.WQEFetchBatchMax))
-		if qp.err {
-			for i := uint64(0); i < n; i++ {
+		if qp.err { // flush: cancelled, in post order
+			for range n {
 				w := qp.slot(qp.fetchIdx)
-				w.status, w.skip = StatusCancelled, true
-				w.tFetched = now
+				w.status, w.skip, w.tFetched = StatusCancelled, true, now
 				s.a.completion.markDone(qp, qp.fetchIdx, now)
 				qp.fetchIdx++
 			}
 			s.a.Stats.Flushed += n
 		} else {
-			mmio := qp.slot(qp.fetchIdx).mmio
-			var c uint64
-			ringEnd := (qp.slot(qp.fetchIdx).block/qp.ringBlocks + 1) * qp.ringBlocks
-			for c = 0; c < n; c++ {
-				w := qp.slot(qp.fetchIdx + c)
-				if w.mmio != mmio || (c > 0 && w.block+uint64(w.blocks) > ringEnd) {
-					break
-				}
-			}
-			if err := s.out.Send(fetchReq{qp: qp.num, first: qp.fetchIdx, count: uint32(c), mmio: mmio, issued: now}); err != nil {
-				panic(err)
-			}
-			qp.fetchIdx += c
-			qp.fetchBusy = true
+			s.request(qp, n, now)
 		}
 		s.activate(qp)
 		did++
@@ -100,7 +79,27 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		s.nextAccept = now + s.interval
 	}
 	if len(s.ring) > 0 && (did > 0 || s.out.Len() < s.out.Cap()) {
-		s.drv.WakeAt(max(s.nextAccept, now+s.a.clock.Period))
+		s.drv.WakeAt(max(s.nextAccept, now+s.period))
 	}
 	return false
+}
+
+// request asks the WQE fetch for up to n WRs of qp: one contiguous read
+// that stops where the SQ ring wraps and where WQE-by-MMIO WRs meet
+// fetched ones.
+func (s *scheduler) request(qp *QP, n uint64, now sim.Tick) {
+	mmio := qp.slot(qp.fetchIdx).mmio
+	var c uint64
+	ringEnd := (qp.slot(qp.fetchIdx).block/qp.ringBlocks + 1) * qp.ringBlocks
+	for c = 0; c < n; c++ {
+		w := qp.slot(qp.fetchIdx + c)
+		if w.mmio != mmio || (c > 0 && w.block+uint64(w.blocks) > ringEnd) {
+			break
+		}
+	}
+	if err := s.out.Send(fetchReq{qp: qp.num, first: qp.fetchIdx, count: uint32(c), mmio: mmio}); err != nil {
+		panic(err)
+	}
+	qp.fetchIdx += c
+	qp.fetchBusy = true
 }

@@ -10,8 +10,7 @@ import (
 )
 
 func TestFastRegisterThenInvalidateCompletes(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(64)
+	h, qp := newQP(t, 64)
 	mr := h.frmr(16, true)
 	t0 := h.env.Engine.Now()
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 7, mr, pages(4), 0, 4*PageSizeBytes, 0x10000, OpAllowRemoteWrite))

@@ -3,6 +3,8 @@ package nic
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/nicsim/nicsim/mtt"
 )
@@ -20,24 +22,14 @@ type StageSpec struct {
 	QueueDepth     uint32 `json:"queue_depth"`
 }
 
-func (s StageSpec) validate(name string) []error {
-	var errs []error
-	bad := func(field string, v uint32, want string) {
-		errs = append(errs, fmt.Errorf("nic: %s.%s = %d, want %s", name, field, v, want))
+// checks are the StageSpec's field checks, under the stage's JSON key.
+func (s StageSpec) checks(name string) []fieldCheck {
+	return []fieldCheck{
+		{name + ".latency_cycles", s.LatencyCycles, in(s.LatencyCycles, 1, 100000), "1..100000"},
+		{name + ".items_per_cycle", s.ItemsPerCycle, in(s.ItemsPerCycle, 1, 64), "1..64"},
+		{name + ".interval_cycles", s.IntervalCycles, in(s.IntervalCycles, 1, 100000), "1..100000"},
+		{name + ".queue_depth", s.QueueDepth, in(s.QueueDepth, 1, 4096), "1..4096"},
 	}
-	if s.LatencyCycles < 1 || s.LatencyCycles > 100000 {
-		bad("latency_cycles", s.LatencyCycles, "1..100000")
-	}
-	if s.ItemsPerCycle < 1 || s.ItemsPerCycle > 64 {
-		bad("items_per_cycle", s.ItemsPerCycle, "1..64")
-	}
-	if s.IntervalCycles < 1 || s.IntervalCycles > 100000 {
-		bad("interval_cycles", s.IntervalCycles, "1..100000")
-	}
-	if s.QueueDepth < 1 || s.QueueDepth > 4096 {
-		bad("queue_depth", s.QueueDepth, "1..4096")
-	}
-	return errs
 }
 
 // Spec configures the adapter: the NDK_ADAPTER_INFO it reports, the host
@@ -240,115 +232,72 @@ func DefaultSpec() Spec {
 // allowed in each complaint.
 func (s Spec) Validate() error {
 	var errs []error
-	bad := func(field string, v any, want string) {
-		errs = append(errs, fmt.Errorf("nic: %s = %v, want %s", field, v, want))
+	check := func(cs []fieldCheck) {
+		for _, c := range cs {
+			if !c.ok {
+				errs = append(errs, fmt.Errorf("nic: %s = %v, want %s", c.field, c.v, c.want))
+			}
+		}
 	}
-	if s.ClockPeriodPS == 0 || s.ClockPeriodPS > 1_000_000 {
-		bad("clock_period_ps", s.ClockPeriodPS, "1..1000000")
+	check([]fieldCheck{
+		{"clock_period_ps", s.ClockPeriodPS, in(s.ClockPeriodPS, 1, 1_000_000), "1..1000000"},
+		{"tpt.clock_period_ps", s.TPT.ClockPeriodPS, s.TPT.ClockPeriodPS == s.ClockPeriodPS, fmt.Sprintf("equal to clock_period_ps (%d): one NIC clock", s.ClockPeriodPS)},
+		{"frmr_page_count", s.FRMRPageCount, in(s.FRMRPageCount, FRMRPageCountMin, 1<<20), "16..2^20 (docs/ndk.md 1.3: >= 16)"},
+		{"max_initiator_queue_depth", s.MaxInitiatorQueueDepth, in(s.MaxInitiatorQueueDepth, 1, 1<<16), "1..65536"},
+		{"max_receive_queue_depth", s.MaxReceiveQueueDepth, in(s.MaxReceiveQueueDepth, 1, 1<<16), "1..65536"},
+		{"max_cq_depth", s.MaxCQDepth, in(s.MaxCQDepth, 1, 1<<22), "1..2^22"},
+		{"qps_max", s.QPsMax, in(s.QPsMax, 1, 1<<20), "1..2^20"},
+		{"cqs_max", s.CQsMax, in(s.CQsMax, 1, 1<<20), "1..2^20"},
+		{"host_base_addr", fmt.Sprintf("%#x", s.HostBaseAddr), s.HostBaseAddr%4096 == 0, "a multiple of 4096"},
+		{"wqe_bytes", s.WQEBytes, s.WQEBytes == 64, "64 (the basic block of the WQE layout)"},
+		{"doorbell_bytes", s.DoorbellBytes, in(s.DoorbellBytes, 1, 64), "1..64"},
+		{"inline_page_list_entries_max", s.InlinePageListEntriesMax, s.InlinePageListEntriesMax <= 64, "0..64"},
+		{"defer_chain_max", s.DeferChainMax, s.DeferChainMax <= 1<<16, "0..65536"},
+		{"mr_pool_entries", s.MRPoolEntries, s.MRPoolEntries <= 1<<20, "0..2^20"},
+		{"firmware_command_ns", s.FirmwareCommandNS, in(s.FirmwareCommandNS, 1, 1_000_000_000), "1..1e9"},
+		{"register_firmware_ns", s.RegisterFirmwareNS, in(s.RegisterFirmwareNS, 1, 1_000_000_000), "1..1e9"},
+		{"deregister_firmware_ns", s.DeregisterFirmwareNS, in(s.DeregisterFirmwareNS, 1, 1_000_000_000), "1..1e9"},
+		{"pin_ps_per_page", s.PinPSPerPage, s.PinPSPerPage <= 1_000_000_000, "0..1e9"},
+		{"unpin_ps_per_page", s.UnpinPSPerPage, s.UnpinPSPerPage <= 1_000_000_000, "0..1e9"},
+		{"firmware_command_bytes", s.FirmwareCommandBytes, in(s.FirmwareCommandBytes, 1, 4096), "1..4096"},
+		{"firmware_queue_depth", s.FirmwareQueueDepth, in(s.FirmwareQueueDepth, 1, 1024), "1..1024"},
+		{"max_registration_size_bytes", s.MaxRegistrationSizeBytes, in(s.MaxRegistrationSizeBytes, PageSizeBytes, 1<<40), "4096..2^40"},
+		{"host_memory_pages_max", s.HostMemoryPagesMax, in(s.HostMemoryPagesMax, 1, 1<<24), "1..2^24"},
+		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
+			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
+	})
+	v := reflect.ValueOf(s) // every StageSpec field, under its JSON key
+	for i := range v.NumField() {
+		if st, ok := v.Field(i).Interface().(StageSpec); ok {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			check(st.checks(name))
+		}
 	}
-	if s.TPT.ClockPeriodPS != s.ClockPeriodPS {
-		bad("tpt.clock_period_ps", s.TPT.ClockPeriodPS, fmt.Sprintf("equal to clock_period_ps (%d): one NIC clock", s.ClockPeriodPS))
-	}
-	if s.FRMRPageCount < FRMRPageCountMin || s.FRMRPageCount > 1<<20 {
-		bad("frmr_page_count", s.FRMRPageCount, "16..2^20 (docs/ndk.md 1.3: >= 16)")
-	}
-	if s.MaxInitiatorQueueDepth == 0 || s.MaxInitiatorQueueDepth > 1<<16 {
-		bad("max_initiator_queue_depth", s.MaxInitiatorQueueDepth, "1..65536")
-	}
-	if s.MaxReceiveQueueDepth == 0 || s.MaxReceiveQueueDepth > 1<<16 {
-		bad("max_receive_queue_depth", s.MaxReceiveQueueDepth, "1..65536")
-	}
-	if s.MaxCQDepth == 0 || s.MaxCQDepth > 1<<22 {
-		bad("max_cq_depth", s.MaxCQDepth, "1..2^22")
-	}
-	if s.QPsMax == 0 || s.QPsMax > 1<<20 {
-		bad("qps_max", s.QPsMax, "1..2^20")
-	}
-	if s.CQsMax == 0 || s.CQsMax > 1<<20 {
-		bad("cqs_max", s.CQsMax, "1..2^20")
-	}
-	if s.HostBaseAddr%4096 != 0 {
-		bad("host_base_addr", fmt.Sprintf("%#x", s.HostBaseAddr), "a multiple of 4096")
-	}
-	if s.WQEBytes != 64 {
-		bad("wqe_bytes", s.WQEBytes, "64 (the basic block of the WQE layout)")
-	}
-	if s.DoorbellBytes == 0 || s.DoorbellBytes > 64 {
-		bad("doorbell_bytes", s.DoorbellBytes, "1..64")
-	}
-	if s.InlinePageListEntriesMax > 64 {
-		bad("inline_page_list_entries_max", s.InlinePageListEntriesMax, "0..64")
-	}
-	if s.DeferChainMax > 1<<16 {
-		bad("defer_chain_max", s.DeferChainMax, "0..65536")
-	}
-	if s.MRPoolEntries > 1<<20 {
-		bad("mr_pool_entries", s.MRPoolEntries, "0..2^20")
-	}
-	if s.FirmwareCommandNS == 0 || s.FirmwareCommandNS > 1_000_000_000 {
-		bad("firmware_command_ns", s.FirmwareCommandNS, "1..1e9")
-	}
-	if s.RegisterFirmwareNS == 0 || s.RegisterFirmwareNS > 1_000_000_000 {
-		bad("register_firmware_ns", s.RegisterFirmwareNS, "1..1e9")
-	}
-	if s.DeregisterFirmwareNS == 0 || s.DeregisterFirmwareNS > 1_000_000_000 {
-		bad("deregister_firmware_ns", s.DeregisterFirmwareNS, "1..1e9")
-	}
-	if s.PinPSPerPage > 1_000_000_000 {
-		bad("pin_ps_per_page", s.PinPSPerPage, "0..1e9")
-	}
-	if s.UnpinPSPerPage > 1_000_000_000 {
-		bad("unpin_ps_per_page", s.UnpinPSPerPage, "0..1e9")
-	}
-	if s.FirmwareCommandBytes == 0 || s.FirmwareCommandBytes > 4096 {
-		bad("firmware_command_bytes", s.FirmwareCommandBytes, "1..4096")
-	}
-	if s.FirmwareQueueDepth == 0 || s.FirmwareQueueDepth > 1024 {
-		bad("firmware_queue_depth", s.FirmwareQueueDepth, "1..1024")
-	}
-	if s.MaxRegistrationSizeBytes < PageSizeBytes || s.MaxRegistrationSizeBytes > 1<<40 {
-		bad("max_registration_size_bytes", s.MaxRegistrationSizeBytes, "4096..2^40")
-	}
-	if s.HostMemoryPagesMax == 0 || s.HostMemoryPagesMax > 1<<24 {
-		bad("host_memory_pages_max", s.HostMemoryPagesMax, "1..2^24")
-	}
-	if s.RemoteAccessErrorStatus != StatusAccessViolation && s.RemoteAccessErrorStatus != StatusRemoteResources {
-		bad("remote_access_error_status", s.RemoteAccessErrorStatus, "STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES")
-	}
-	for _, st := range []struct {
-		name string
-		s    StageSpec
-	}{{"doorbell", s.Doorbell}, {"scheduler", s.Scheduler}, {"wqe_fetch", s.WQEFetch}, {"parse", s.Parse},
-		{"validate", s.Validation}, {"page_list", s.PageList}, {"mtt_write", s.MTTWrite}, {"mpt_update", s.MPTUpdate},
-		{"cache_write", s.CacheWrite}, {"completion", s.Completion}} {
-		errs = append(errs, st.s.validate(st.name)...)
-	}
-	if s.WQEFetchBatchMax == 0 || s.WQEFetchBatchMax > 256 {
-		bad("wqe_fetch_batch_max", s.WQEFetchBatchMax, "1..256")
-	}
-	if s.WQEFetchOutstandingMax == 0 || s.WQEFetchOutstandingMax > 1024 {
-		bad("wqe_fetch_outstanding_max", s.WQEFetchOutstandingMax, "1..1024")
-	}
-	if s.ExecEngines == 0 || s.ExecEngines > 64 {
-		bad("exec_engines", s.ExecEngines, "1..64")
-	}
-	if s.PageListFetchesMax == 0 || s.PageListFetchesMax > 256 {
-		bad("page_list_fetches_max", s.PageListFetchesMax, "1..256")
-	}
-	if s.CQEBytes == 0 || s.CQEBytes > 256 {
-		bad("cqe_bytes", s.CQEBytes, "1..256")
-	}
-	if s.ModerationCQEs == 0 || s.ModerationCQEs > 1<<16 {
-		bad("moderation_cqes", s.ModerationCQEs, "1..65536")
-	}
-	if s.ModerationTimeNS > 1_000_000_000 {
-		bad("moderation_time_ns", s.ModerationTimeNS, "0..1e9")
-	}
+	check([]fieldCheck{
+		{"wqe_fetch_batch_max", s.WQEFetchBatchMax, in(s.WQEFetchBatchMax, 1, 256), "1..256"},
+		{"wqe_fetch_outstanding_max", s.WQEFetchOutstandingMax, in(s.WQEFetchOutstandingMax, 1, 1024), "1..1024"},
+		{"exec_engines", s.ExecEngines, in(s.ExecEngines, 1, 64), "1..64"},
+		{"page_list_fetches_max", s.PageListFetchesMax, in(s.PageListFetchesMax, 1, 256), "1..256"},
+		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
+		{"moderation_cqes", s.ModerationCQEs, in(s.ModerationCQEs, 1, 1<<16), "1..65536"},
+		{"moderation_time_ns", s.ModerationTimeNS, s.ModerationTimeNS <= 1_000_000_000, "0..1e9"},
+	})
 	if err := s.TPT.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
+
+// fieldCheck is one field's check: its JSON key, its value, whether it
+// holds, and what is allowed.
+type fieldCheck struct {
+	field string
+	v     any
+	ok    bool
+	want  string
+}
+
+func in[T uint32 | uint64](v, lo, hi T) bool { return v >= lo && v <= hi }
 
 // Info is the NDK_ADAPTER_INFO this adapter reports (docs/ndk.md 1.3).
 func (s Spec) Info() AdapterInfo {

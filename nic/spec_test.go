@@ -48,9 +48,7 @@ func TestSpecValidateNamesFieldValueAndRange(t *testing.T) {
 // (WQE-by-MMIO, inline list: 2 basic blocks) and one with a DMA-fetched
 // list (doorbell mode).
 func TestPCIeBytesPerOperationByPurpose(t *testing.T) {
-	h := newHarness(t, DefaultSpec())
-	qp := h.qp(8)
-	mr := h.frmr(16, false)
+	h, qp, mr := newFR(t, 8)
 	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(3), 0, 3*pg, 0, 0))
 	h.run()
 	o := &h.a.Stats.Ops[kindFastRegister]

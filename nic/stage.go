@@ -14,29 +14,44 @@ type item struct {
 	idx uint64
 }
 
-// stageKind selects a stage's work.
-type stageKind uint8
+// block is the shape every clocked NIC block shares: a hierarchical name,
+// a driver on the NIC clock, and its StageSpec in ticks. Its capacity is
+// ItemsPerCycle items per IntervalCycles; nextAccept is the first time it
+// may accept again.
+type block struct {
+	name       string
+	drv        *sim.TickDriver
+	period     sim.Tick
+	latency    sim.Tick // LatencyCycles
+	interval   sim.Tick
+	ipc        int
+	nextAccept sim.Tick
+}
 
-const (
-	stDoorbell stageKind = iota
-	stParse
-	stValidate
-	stPageList
-	stMTTWrite
-	stMPTUpdate
-	stCacheWrite
-	stageKinds
-)
+// newBlock times t by sp on the adapter's clock.
+func (a *Adapter) newBlock(name string, sp StageSpec, t sim.Ticker) block {
+	p := a.clock.Period
+	return block{name: name, drv: sim.NewTickDriver(name, a.clock, a.eng, t), period: p,
+		latency: sim.Tick(sp.LatencyCycles) * p, interval: sim.Tick(sp.IntervalCycles) * p, ipc: int(sp.ItemsPerCycle)}
+}
 
-var stageNames = [stageKinds]string{"Doorbell", "Parse", "Validate", "PageList", "MTTWrite", "MPTUpdate", "CacheWrite"}
+// stageWork is what one pipeline stage does; the stage shell does the
+// timing, the order and the statistics.
+type stageWork interface {
+	// accept starts the work on m. acceptSync: done, the item leaves after
+	// the stage latency. acceptAsync: the work has started a DMA or TPT
+	// request whose completion is the stage itself (sim.Handler) with arg
+	// s.nextSlot(); the latency runs from then. acceptStall: it cannot
+	// start now; what blocks it wakes s.drv.
+	accept(s *stage, m item, now sim.Tick) acceptResult
+}
 
-// accept outcomes.
 type acceptResult uint8
 
 const (
-	acceptSync  acceptResult = iota // done after the stage latency
-	acceptAsync                     // waits for an external completion (DMA), then the latency
-	acceptStall                     // cannot start now; the blocking resource wakes the stage
+	acceptSync acceptResult = iota
+	acceptAsync
+	acceptStall
 )
 
 type inflight struct {
@@ -46,56 +61,44 @@ type inflight struct {
 	waiting bool
 }
 
-// stage is one pipeline stage: a sim.Ticker on the NIC clock with a bounded
-// input port, a latency and a throughput in cycles, and a bounded set of
-// items in flight that leave in order. Ports between stages have a latency
-// of one cycle, so an item moves at most one stage per cycle; an item
-// accepted at cycle c leaves at c+LatencyCycles-1 and is visible to the next
-// stage at c+LatencyCycles.
+// stage is the shell of one pipeline stage around its work: a bounded input
+// port, a latency and a throughput in cycles, and a bounded set of items in
+// flight that leave in order. Ports between stages have a latency of one
+// cycle, so an item moves at most one stage per cycle; an item accepted at
+// cycle c is visible to the next stage at c+LatencyCycles.
 type stage struct {
-	a          *Adapter
-	kind       stageKind
-	eng        *engine // nil for the doorbell stage
-	name       string
-	in         *sim.Port[item]
-	out        *sim.Port[item] // nil: the stage's sink consumes items
-	drv        *sim.TickDriver
-	period     sim.Tick
-	latency    sim.Tick // LatencyCycles-1 cycles: the port adds the last one
-	ipc        int
-	interval   sim.Tick
+	block
+	work       stageWork
+	sink       func(item, sim.Tick) // takes the items when out is nil
+	in         *sim.Port[item]      // from the stage before
+	out        *sim.Port[item]      // to the stage after; nil: sink
+	hold       sim.Tick             // LatencyCycles-1 cycles: the port adds the last one
 	fl         []inflight
 	head, n    int
 	waitingN   int // async items outstanding
-	waitMax    int
-	nextAccept sim.Tick
 	stallSince sim.Tick
 	stalled    bool
 	st         *StageStats
 }
 
-var _ sim.Ticker = (*stage)(nil)
+var _ sim.Handler = (*stage)(nil)
 
-func newStage(a *Adapter, kind stageKind, eng *engine, name string, spec StageSpec, waitMax int, stats *StageStats) *stage {
-	p := a.clock.Period
+// newStage builds the stage prefix+kind doing work, timed by spec, with
+// room for at least depthMin items in flight. Its statistics are
+// NIC.Stage.<kind>, shared by the stages of that kind on every engine.
+func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, depthMin int) *stage {
 	depth := int(spec.LatencyCycles) * int(spec.ItemsPerCycle) / int(spec.IntervalCycles)
-	depth = max(depth, 1, waitMax+1)
-	s := &stage{a: a, kind: kind, eng: eng, name: name, period: p,
-		latency: sim.Tick(spec.LatencyCycles-1) * p, ipc: int(spec.ItemsPerCycle),
-		interval: sim.Tick(spec.IntervalCycles) * p, fl: make([]inflight, depth), waitMax: waitMax, st: stats}
-	s.drv = sim.NewTickDriver(name, a.clock, a.eng, s)
-	s.in = sim.MustNewPort[item](name+".In", a.eng, int(spec.QueueDepth), p)
+	s := &stage{work: work, fl: make([]inflight, max(depth, 1, depthMin)), st: a.Stats.stage(kind)}
+	s.block = a.newBlock(prefix+kind, spec, s)
+	s.hold = s.latency - s.period
+	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
 	return s
 }
 
-// connectOut wires the stage's output to the next stage's input.
-func (s *stage) connectOut(next *sim.Port[item]) { s.out = next }
-
 // Tick emits finished items in order, then accepts new ones.
 func (s *stage) Tick(now sim.Tick) bool {
-	// Emit.
-	emitted := 0
-	for s.n > 0 && emitted < s.ipc {
+	// Emit up to ItemsPerCycle finished items, in order.
+	for emitted := 0; s.n > 0 && emitted < s.ipc; emitted++ {
 		h := &s.fl[s.head]
 		if h.waiting || h.readyAt > now {
 			break
@@ -117,42 +120,35 @@ func (s *stage) Tick(now sim.Tick) bool {
 		*h = inflight{}
 		s.head = (s.head + 1) % len(s.fl)
 		s.n--
-		if s.out != nil {
-			if err := s.out.Send(m); err != nil {
-				panic(err)
-			}
-		} else {
-			s.a.sink(s, m, now)
+		if s.out == nil {
+			s.sink(m, now)
+		} else if err := s.out.Send(m); err != nil {
+			panic(err)
 		}
-		emitted++
 	}
-	// Accept.
-	accepted := 0
-	resourceStall := false
-	if now >= s.nextAccept {
-		for accepted < s.ipc && s.n < len(s.fl) {
-			m, ok := s.in.Peek()
-			if !ok {
-				break
-			}
-			r := s.a.accept(s, m, now)
-			if r == acceptStall {
-				s.st.AcceptStalls++
-				resourceStall = true
-				break
-			}
-			s.in.Pop()
-			i := (s.head + s.n) % len(s.fl)
-			s.fl[i] = inflight{m: m, readyAt: now + s.latency, start: now, waiting: r == acceptAsync}
-			if r == acceptAsync {
-				s.waitingN++
-			}
-			s.n++
-			accepted++
+	// Accept up to ItemsPerCycle items on an accepting cycle.
+	accepted, resourceStall := 0, false
+	for now >= s.nextAccept && accepted < s.ipc && s.n < len(s.fl) {
+		m, ok := s.in.Peek()
+		if !ok {
+			break
 		}
-		if accepted > 0 {
-			s.nextAccept = now + s.interval
+		r := s.work.accept(s, m, now)
+		if r == acceptStall {
+			s.st.AcceptStalls++
+			resourceStall = true
+			break
 		}
+		s.in.Pop()
+		s.fl[(s.head+s.n)%len(s.fl)] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
+		if r == acceptAsync {
+			s.waitingN++
+		}
+		s.n++
+		accepted++
+	}
+	if accepted > 0 {
+		s.nextAccept = now + s.interval
 	}
 	// Decide when to tick next.
 	next := sim.MaxTick
@@ -168,8 +164,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 		}
 	}
 	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
-		t := max(s.nextAccept, s.in.NextVisible(), now+s.period)
-		next = min(next, t)
+		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
 	if next != sim.MaxTick {
 		s.drv.WakeAt(next)
@@ -178,17 +173,18 @@ func (s *stage) Tick(now sim.Tick) bool {
 }
 
 // nextSlot is the in-flight slot the item being accepted will take
-// (for the DMA completion argument of an async accept).
-func (s *stage) nextSlot() uint32 { return uint32((s.head + s.n) % len(s.fl)) }
+// (the completion argument of an async accept).
+func (s *stage) nextSlot() uint64 { return uint64((s.head + s.n) % len(s.fl)) }
 
-// asyncDone ends the wait of the item in slot i (its DMA completed).
-func (s *stage) asyncDone(now sim.Tick, i uint32) {
-	f := &s.fl[i]
+// Handle ends the wait of the item in slot arg: its DMA or TPT request
+// completed.
+func (s *stage) Handle(now sim.Tick, arg uint64) {
+	f := &s.fl[arg]
 	if !f.waiting {
-		panic(fmt.Sprintf("nic: %s: completion for slot %d that is not waiting", s.name, i))
+		panic(fmt.Sprintf("nic: %s: completion for slot %d that is not waiting", s.name, arg))
 	}
 	f.waiting = false
 	s.waitingN--
-	f.readyAt = max(f.readyAt, s.a.clock.NextEdge(now)+s.latency)
+	f.readyAt = max(f.readyAt, s.drv.Clock().NextEdge(now)+s.hold)
 	s.drv.Wake()
 }

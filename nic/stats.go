@@ -42,71 +42,85 @@ var purposeNames = [purposes]string{"Doorbell", "WQE", "PageList", "MTTWrite", "
 // OpStats are one operation type's statistics. Latencies run from the post
 // (the provider call) to each milestone, in ps.
 type OpStats struct {
-	Posted       uint64
-	Completed    uint64 // retired by the completion engine (with or without CQE)
-	CQEs         uint64 // CQEs made visible
-	Errors       uint64 // retired with a status other than success
-	ToDoorbellPS sim.Histogram
-	ToFetchedPS  sim.Histogram
-	ToExecutedPS sim.Histogram
-	ToCQEPS      sim.Histogram
+	Posted       uint64        `stat:"Posted" unit:"requests" desc:"requests posted (inline success)"`
+	Completed    uint64        `stat:"Completed" unit:"requests" desc:"requests retired by the completion engine"`
+	CQEs         uint64        `stat:"CQEs" unit:"CQEs" desc:"CQEs made visible in host memory"`
+	Errors       uint64        `stat:"Errors" unit:"requests" desc:"requests retired with an error or STATUS_CANCELLED"`
+	ToDoorbellPS sim.Histogram `stat:"Latency.PostToDoorbellPS" unit:"ps" desc:"post to doorbell processed by the NIC"`
+	ToFetchedPS  sim.Histogram `stat:"Latency.PostToFetchedPS" unit:"ps" desc:"post to WQE on the NIC and handed to the engine"`
+	ToExecutedPS sim.Histogram `stat:"Latency.PostToExecutedPS" unit:"ps" desc:"post to commit (MPT update) or flush"`
+	ToCQEPS      sim.Histogram `stat:"Latency.PostToCQEPS" unit:"ps" desc:"post to CQE visible in host memory"`
 	FirstPost    sim.Tick
 	LastRetire   sim.Tick
 	PCIeBytes    [purposes]uint64 // PCIe bytes this operation caused, by purpose
 }
 
-// StageStats are one stage's statistics, summed over engines.
+// StageStats are one stage kind's statistics, summed over engines.
 type StageStats struct {
-	Items        uint64 // items that left the stage
-	ResidencyPS  uint64 // sum over items of time in the stage (occupancy = this / elapsed)
-	OutStalls    uint64 // times a finished item found the next queue full
-	StallPS      uint64 // time finished items waited for the next queue
-	AcceptStalls uint64 // cycles an item could not start for a busy resource (DMA, TPT, hazard, fetch limit)
+	Name         string // the stage kind: NIC.Stage.<Name>
+	Items        uint64 `stat:"Items" unit:"items" desc:"items that left the stage"`
+	ResidencyPS  uint64 `stat:"ResidencyPS" unit:"ps" desc:"sum of item residency (occupancy x time)"` // occupancy = this / elapsed
+	OutStalls    uint64 `stat:"OutStalls" unit:"events" desc:"finished items that found the next queue full"`
+	StallPS      uint64 `stat:"StallPS" unit:"ps" desc:"time finished items waited for the next queue"`
+	AcceptStalls uint64 `stat:"AcceptStalls" unit:"cycles" desc:"cycles an item could not start for a busy resource"` // DMA, TPT, hazard, fetch limit
 }
 
 // Stats are the adapter's statistics: plain counters and histograms updated
-// by field access, registered once by Register.
+// by field access, registered once by Register (the tags name, unit and
+// describe each, under the adapter's name).
 type Stats struct {
 	Ops    [opKinds]OpStats
-	Stages [stageKinds]StageStats
+	Stages []*StageStats // in pipeline order
 
-	Doorbells        uint64 // doorbell MMIO writes that reached the NIC
-	MMIOWQEs         uint64 // WQE-by-MMIO writes that reached the NIC
-	DoorbellOverflow uint64 // doorbell records beyond the doorbell FIFO
-	HostMMIOBacklog  uint64 // MMIO writes the CPU had to queue (MMIO queue full)
-	WQEFetches       uint64 // WQE DMA reads
-	WQEsFetched      uint64 // WQEs read by DMA
-	PageListFetches  uint64
-	Flushed          uint64 // requests cancelled by the scheduler's flush path
-	ErrorCompletions uint64 // requests that failed in the NIC (QP to error)
-	CQEs             uint64 // CQE writes issued
-	Silent           uint64 // requests retired without CQE (successful SILENT_SUCCESS)
-	Interrupts       uint64 // MSI-X sent
-	InitMPTWrites    uint64 // MPT writes of NdkInitializeFastRegisterMr
-	FirmwareCommands uint64 // firmware commands that reached the NIC
-	FirmwareBacklog  uint64 // commands the provider held because the NIC's command queue was full
-	FirmwareIRQs     uint64 // firmware completion interrupts
+	Doorbells               uint64 `stat:"Doorbell.Doorbells" unit:"writes" desc:"doorbell MMIO writes that reached the NIC"`
+	MMIOWQEs                uint64 `stat:"Doorbell.MMIOWQEs" unit:"WQEs" desc:"WQEs written by WQE-by-MMIO that reached the NIC"`
+	DoorbellOverflow        uint64 `stat:"Doorbell.Overflow" unit:"records" desc:"doorbell records beyond the doorbell FIFO"`
+	HostMMIOBacklog         uint64 `stat:"Host.MMIOBacklog" unit:"writes" desc:"MMIO writes the CPU had to queue"`
+	SchedulerStalls         uint64 `stat:"Scheduler.Stalls" unit:"cycles" desc:"decisions waiting for room in the fetch queue"`
+	Flushed                 uint64 `stat:"Scheduler.Flushed" unit:"requests" desc:"requests cancelled by the flush path"`
+	WQEFetches              uint64 `stat:"WQEFetch.Reads" unit:"reads" desc:"WQE DMA reads"`
+	WQEsFetched             uint64 `stat:"WQEFetch.WQEs" unit:"WQEs" desc:"WQEs read by DMA"`
+	FetchStalls             uint64 `stat:"WQEFetch.EngineStalls" unit:"cycles" desc:"fetched WQEs waiting for room in an engine queue"`
+	FetchDMAStalls          uint64 `stat:"WQEFetch.DMAStalls" unit:"cycles" desc:"fetches waiting for room in the DMA queue"`
+	MPTReads                uint64 `stat:"Validate.MPTReads" unit:"reads" desc:"key-table entries read through the MPT cache by validate"`
+	MPTReadStalls           uint64 `stat:"Validate.MPTReadStalls" unit:"stalls" desc:"validate waiting for a free TPT request slot"`
+	HazardStalls            uint64 `stat:"Validate.HazardStalls" unit:"cycles" desc:"requests waiting for an earlier request on the same MR"`
+	ReadFenceStalls         uint64 `stat:"Validate.ReadFenceStalls" unit:"cycles" desc:"READ_FENCE requests waiting for earlier reads"`
+	ErrorCompletions        uint64 `stat:"Validate.ErrorCompletions" unit:"requests" desc:"requests that failed in the NIC (QP to error)"`
+	PageListFetches         uint64 `stat:"PageList.Fetches" unit:"reads" desc:"page-list DMA reads"`
+	PageListDMAStalls       uint64 `stat:"PageList.DMAStalls" unit:"cycles" desc:"page-list reads waiting for room in the DMA queue"`
+	TPTWriteStalls          uint64 `stat:"TPT.WriteStalls" unit:"cycles" desc:"MTT/MPT writes waiting for a TPT write slot"`
+	InitMPTWrites           uint64 `stat:"InitializeFastRegisterMr.MPTWrites" unit:"writes" desc:"MPT writes of NdkInitializeFastRegisterMr"`
+	CQEs                    uint64 `stat:"Completion.CQEs" unit:"CQEs" desc:"CQE writes issued"`
+	Silent                  uint64 `stat:"Completion.Silent" unit:"requests" desc:"successful SILENT_SUCCESS requests retired without CQE"`
+	CQFullStalls            uint64 `stat:"Completion.CQFullStalls" unit:"events" desc:"retirements waiting for room in a CQ"`
+	CQEDMAStalls            uint64 `stat:"Completion.DMAStalls" unit:"events" desc:"CQE writes waiting for room in the DMA queue"`
+	Interrupts              uint64 `stat:"Completion.Interrupts" unit:"interrupts" desc:"MSI-X interrupts sent"`
+	FirmwareCommands        uint64 `stat:"Firmware.Commands" unit:"commands" desc:"firmware commands that reached the NIC"`
+	FirmwareBacklog         uint64 `stat:"Firmware.Backlog" unit:"commands" desc:"commands held by the provider: NIC command queue full"`
+	FirmwareIRQs            uint64 `stat:"Firmware.Interrupts" unit:"interrupts" desc:"firmware completion MSI-X interrupts"`
+	RemoteReads             uint64 `stat:"DataPath.RemoteReads" unit:"requests" desc:"RDMA Reads issued"`
+	RemoteRequests          uint64 `stat:"DataPath.RemoteRequests" unit:"requests" desc:"requests that arrived at the responder"`
+	RemoteInvalidations     uint64 `stat:"DataPath.RemoteInvalidations" unit:"tokens" desc:"tokens invalidated by SendAndInvalidate"`
+	RemoteInvalidateRefused uint64 `stat:"DataPath.RemoteInvalidateRefused" unit:"requests" desc:"SendAndInvalidate with a token the receiver cannot invalidate"`
+	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`
+	DataDMABytes            uint64 `stat:"DataPath.DMABytes" unit:"bytes" desc:"payload bytes moved by data DMAs"`
+	CQOverruns              uint64 `stat:"DataPath.CQOverruns" unit:"CQEs" desc:"receive CQEs dropped: CQ full"`
 
-	RemoteReads             uint64                  // RDMA Reads issued
-	RemoteRequests          uint64                  // requests that arrived at the responder
-	RemoteRefused           [mtt.ReasonCount]uint64 // responder refusals by mtt reason
-	RemoteInvalidateRefused uint64                  // SendAndInvalidate with a token the receiver cannot invalidate
-	RemoteInvalidations     uint64                  // tokens invalidated by SendAndInvalidate
-	RemoteTranslateStalls   uint64                  // responder waits for a translator slot
-	DataDMABytes            uint64                  // payload bytes moved by data DMAs
-	CQOverruns              uint64                  // receive CQEs dropped: CQ full
-	SchedulerStalls         uint64
-	FetchStalls             uint64 // fetched WQEs waiting for room in an engine queue
-	FetchDMAStalls          uint64
-	PageListDMAStalls       uint64
-	MPTReads                uint64 // validate's key-table reads through the MPT cache
-	MPTReadStalls           uint64 // validate found every TPT request slot busy
-	TPTWriteStalls          uint64
-	HazardStalls            uint64
-	ReadFenceStalls         uint64
-	CQFullStalls            uint64
-	CQEDMAStalls            uint64
-	PCIeBytes               [purposes]uint64
+	RemoteRefused [mtt.ReasonCount]uint64 // responder refusals by mtt reason
+	PCIeBytes     [purposes]uint64
+}
+
+// stage returns the statistics of the stage kind named kind.
+func (s *Stats) stage(kind string) *StageStats {
+	for _, st := range s.Stages {
+		if st.Name == kind {
+			return st
+		}
+	}
+	st := &StageStats{Name: kind}
+	s.Stages = append(s.Stages, st)
+	return st
 }
 
 func (s *Stats) addBytes(k opKind, p purpose, n uint64) {
@@ -161,120 +175,53 @@ func Throughput(o *OpStats) float64 {
 func (a *Adapter) Register(r *sim.Registry) error {
 	p := a.name + "."
 	s := &a.Stats
-	ctr := func(name, unit, desc string, v *uint64) error { return r.Counter(p+name, unit, desc, v) }
 	for k := range opKinds {
-		o := &s.Ops[k]
-		n := opKindNames[k] + "."
-		for _, c := range []struct {
-			name, unit, desc string
-			v                *uint64
-		}{
-			{"Posted", "requests", "requests posted (inline success)", &o.Posted},
-			{"Completed", "requests", "requests retired by the completion engine", &o.Completed},
-			{"CQEs", "CQEs", "CQEs made visible in host memory", &o.CQEs},
-			{"Errors", "requests", "requests retired with an error or STATUS_CANCELLED", &o.Errors},
-		} {
-			if err := ctr(n+c.name, c.unit, c.desc, c.v); err != nil {
-				return err
-			}
-		}
-		for _, h := range []struct {
-			name, desc string
-			h          *sim.Histogram
-		}{
-			{"Latency.PostToDoorbellPS", "post to doorbell processed by the NIC", &o.ToDoorbellPS},
-			{"Latency.PostToFetchedPS", "post to WQE on the NIC and handed to the engine", &o.ToFetchedPS},
-			{"Latency.PostToExecutedPS", "post to commit (MPT update) or flush", &o.ToExecutedPS},
-			{"Latency.PostToCQEPS", "post to CQE visible in host memory", &o.ToCQEPS},
-		} {
-			if err := r.Histogram(p+n+h.name, "ps", h.desc, h.h); err != nil {
-				return err
-			}
-		}
-		if err := r.Formula(p+n+"Throughput", "requests/s", "retired requests per second from first post to last retirement",
-			func() float64 { return Throughput(o) }); err != nil {
+		if err := registerOp(r, p+opKindNames[k]+".", &s.Ops[k]); err != nil {
 			return err
-		}
-		for q := range purposes {
-			if err := ctr(n+"PCIeBytes."+purposeNames[q], "bytes", "PCIe bytes this operation caused for "+purposeNames[q], &o.PCIeBytes[q]); err != nil {
-				return err
-			}
-			q := q
-			if err := r.Formula(p+n+"PCIeBytesPerOp."+purposeNames[q], "bytes/request", "PCIe bytes per posted request for "+purposeNames[q],
-				func() float64 { return float64(o.PCIeBytes[q]) / float64(o.Posted) }); err != nil {
-				return err
-			}
 		}
 	}
 	for q := range purposes {
-		if err := ctr("PCIe.Bytes."+purposeNames[q], "bytes", "PCIe bytes moved for "+purposeNames[q]+" (payload)", &s.PCIeBytes[q]); err != nil {
+		if err := r.Counter(p+"PCIe.Bytes."+purposeNames[q], "bytes", "PCIe bytes moved for "+purposeNames[q]+" (payload)", &s.PCIeBytes[q]); err != nil {
 			return err
 		}
 	}
-	for k := range stageKinds {
-		st := &s.Stages[k]
-		n := "Stage." + stageNames[k] + "."
-		for _, c := range []struct {
-			name, unit, desc string
-			v                *uint64
-		}{
-			{"Items", "items", "items that left the stage", &st.Items},
-			{"ResidencyPS", "ps", "sum of item residency (occupancy x time)", &st.ResidencyPS},
-			{"OutStalls", "events", "finished items that found the next queue full", &st.OutStalls},
-			{"StallPS", "ps", "time finished items waited for the next queue", &st.StallPS},
-			{"AcceptStalls", "cycles", "cycles an item could not start for a busy resource", &st.AcceptStalls},
-		} {
-			if err := ctr(n+c.name, c.unit, c.desc, c.v); err != nil {
-				return err
-			}
-		}
-		if err := r.Formula(p+n+"Occupancy", "items", "mean items in the stage over the run",
-			func() float64 { return float64(st.ResidencyPS) / float64(a.eng.Now()) }); err != nil {
+	for _, st := range s.Stages {
+		if err := registerStage(r, p+"Stage."+st.Name+".", st, a.eng); err != nil {
 			return err
 		}
 	}
-	for _, c := range []struct {
-		name, unit, desc string
-		v                *uint64
-	}{
-		{"Doorbell.Doorbells", "writes", "doorbell MMIO writes that reached the NIC", &s.Doorbells},
-		{"Doorbell.MMIOWQEs", "WQEs", "WQEs written by WQE-by-MMIO that reached the NIC", &s.MMIOWQEs},
-		{"Doorbell.Overflow", "records", "doorbell records beyond the doorbell FIFO", &s.DoorbellOverflow},
-		{"Host.MMIOBacklog", "writes", "MMIO writes the CPU had to queue", &s.HostMMIOBacklog},
-		{"WQEFetch.Reads", "reads", "WQE DMA reads", &s.WQEFetches},
-		{"WQEFetch.WQEs", "WQEs", "WQEs read by DMA", &s.WQEsFetched},
-		{"WQEFetch.EngineStalls", "cycles", "fetched WQEs waiting for room in an engine queue", &s.FetchStalls},
-		{"WQEFetch.DMAStalls", "cycles", "fetches waiting for room in the DMA queue", &s.FetchDMAStalls},
-		{"Scheduler.Stalls", "cycles", "decisions waiting for room in the fetch queue", &s.SchedulerStalls},
-		{"Scheduler.Flushed", "requests", "requests cancelled by the flush path", &s.Flushed},
-		{"PageList.Fetches", "reads", "page-list DMA reads", &s.PageListFetches},
-		{"PageList.DMAStalls", "cycles", "page-list reads waiting for room in the DMA queue", &s.PageListDMAStalls},
-		{"Validate.MPTReads", "reads", "key-table entries read through the MPT cache by validate", &s.MPTReads},
-		{"Validate.MPTReadStalls", "stalls", "validate waiting for a free TPT request slot", &s.MPTReadStalls},
-		{"TPT.WriteStalls", "cycles", "MTT/MPT writes waiting for a TPT write slot", &s.TPTWriteStalls},
-		{"Validate.HazardStalls", "cycles", "requests waiting for an earlier request on the same MR", &s.HazardStalls},
-		{"Validate.ReadFenceStalls", "cycles", "READ_FENCE requests waiting for earlier reads", &s.ReadFenceStalls},
-		{"Validate.ErrorCompletions", "requests", "requests that failed in the NIC (QP to error)", &s.ErrorCompletions},
-		{"Completion.CQEs", "CQEs", "CQE writes issued", &s.CQEs},
-		{"Completion.Silent", "requests", "successful SILENT_SUCCESS requests retired without CQE", &s.Silent},
-		{"Completion.CQFullStalls", "events", "retirements waiting for room in a CQ", &s.CQFullStalls},
-		{"Completion.DMAStalls", "events", "CQE writes waiting for room in the DMA queue", &s.CQEDMAStalls},
-		{"InitializeFastRegisterMr.MPTWrites", "writes", "MPT writes of NdkInitializeFastRegisterMr", &s.InitMPTWrites},
-		{"Completion.Interrupts", "interrupts", "MSI-X interrupts sent", &s.Interrupts},
-		{"Firmware.Commands", "commands", "firmware commands that reached the NIC", &s.FirmwareCommands},
-		{"Firmware.Backlog", "commands", "commands held by the provider: NIC command queue full", &s.FirmwareBacklog},
-		{"DataPath.RemoteReads", "requests", "RDMA Reads issued", &s.RemoteReads},
-		{"DataPath.RemoteRequests", "requests", "requests that arrived at the responder", &s.RemoteRequests},
-		{"DataPath.RemoteInvalidations", "tokens", "tokens invalidated by SendAndInvalidate", &s.RemoteInvalidations},
-		{"DataPath.RemoteInvalidateRefused", "requests", "SendAndInvalidate with a token the receiver cannot invalidate", &s.RemoteInvalidateRefused},
-		{"DataPath.TranslateStalls", "events", "responder waits for a translator slot", &s.RemoteTranslateStalls},
-		{"DataPath.DMABytes", "bytes", "payload bytes moved by data DMAs", &s.DataDMABytes},
-		{"DataPath.CQOverruns", "CQEs", "receive CQEs dropped: CQ full", &s.CQOverruns},
-		{"Firmware.Interrupts", "interrupts", "firmware completion MSI-X interrupts", &s.FirmwareIRQs},
-	} {
-		if err := ctr(c.name, c.unit, c.desc, c.v); err != nil {
-			return err
-		}
+	if err := r.Struct(p, s); err != nil {
+		return err
 	}
 	return a.tpt.Stats.Register(r, a.name+".TPT")
+}
+
+// registerOp registers one operation type's statistics under p.
+func registerOp(r *sim.Registry, p string, o *OpStats) error {
+	if err := r.Struct(p, o); err != nil {
+		return err
+	}
+	if err := r.Formula(p+"Throughput", "requests/s", "retired requests per second from first post to last retirement",
+		func() float64 { return Throughput(o) }); err != nil {
+		return err
+	}
+	for q := range purposes {
+		if err := r.Counter(p+"PCIeBytes."+purposeNames[q], "bytes", "PCIe bytes this operation caused for "+purposeNames[q], &o.PCIeBytes[q]); err != nil {
+			return err
+		}
+		if err := r.Formula(p+"PCIeBytesPerOp."+purposeNames[q], "bytes/request", "PCIe bytes per posted request for "+purposeNames[q],
+			func() float64 { return float64(o.PCIeBytes[q]) / float64(o.Posted) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// registerStage registers one stage kind's statistics under p.
+func registerStage(r *sim.Registry, p string, st *StageStats, eng *sim.Engine) error {
+	if err := r.Struct(p, st); err != nil {
+		return err
+	}
+	return r.Formula(p+"Occupancy", "items", "mean items in the stage over the run",
+		func() float64 { return float64(st.ResidencyPS) / float64(eng.Now()) })
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/nicsim/nicsim/sim"
 )
 
-// validate is the check the NIC makes when it executes a request, against
-// the state only the hardware sees (docs/ndk.md 5.1): the QP's state, READ_FENCE,
-// and the key-table entry of the target MR.
+// validate is the stage where the NIC checks a request, when it executes,
+// against the state only the hardware sees (docs/ndk.md 5.1): the QP's
+// state, READ_FENCE, and the key-table entry of the target MR.
 //
 //   - A QP in the error state (an earlier error completion, or NdkFlush)
 //     completes the request with STATUS_CANCELLED and no effect (5.1, rule 8).
@@ -36,8 +36,24 @@ import (
 //
 // An error puts the QP in the error state; every later request of the QP
 // then completes with STATUS_CANCELLED, in post order.
-func (a *Adapter) validate(s *stage, qp *QP, w *wr, now sim.Tick) acceptResult {
-	e := s.eng
+type validate struct {
+	a      *Adapter
+	eng    uint32
+	mptReq []mtt.Request // MPT reads, by in-flight slot
+}
+
+func newValidate(a *Adapter, e *engine) *stage {
+	v := &validate{a: a, eng: e.idx}
+	s := a.newStage(e.prefix, "Validate", a.spec.Validation, v, 0)
+	v.mptReq = make([]mtt.Request, len(s.fl))
+	a.hazards.validates = append(a.hazards.validates, s.drv)
+	return s
+}
+
+func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
+	a := v.a
+	qp := a.qps[m.qp]
+	w := qp.slot(m.idx)
 	if qp.err {
 		w.status, w.skip = StatusCancelled, true
 		return acceptSync
@@ -52,9 +68,8 @@ func (a *Adapter) validate(s *stage, qp *QP, w *wr, now sim.Tick) acceptResult {
 		}
 		return acceptSync // checked at execute (local SGE) and by the responder
 	}
-	idx := w.tok.Index()
-	hz := &a.hazards[idx]
-	if hz.n > 0 && hz.engine != e.idx {
+	hz := &a.hazards.entries[w.tok.Index()]
+	if hz.n > 0 && hz.engine != v.eng {
 		a.Stats.HazardStalls++
 		hz.waiters = true
 		return acceptStall
@@ -65,39 +80,34 @@ func (a *Adapter) validate(s *stage, qp *QP, w *wr, now sim.Tick) acceptResult {
 		a.Stats.MPTReadStalls++
 		return acceptStall
 	}
-	var valid bool
-	var key uint8
-	if hz.n > 0 {
-		valid, key = hz.valid, hz.key
-	} else {
-		ent, ok := a.tpt.Keys().Entry(idx)
+	valid, key := hz.valid, hz.key
+	if hz.n == 0 {
+		ent, ok := a.tpt.Keys().Entry(w.tok.Index())
 		if !ok || ent.State == mtt.StateFree {
-			key = w.tok.Key() + 1 // no entry: any token is stale
+			valid, key = false, w.tok.Key()+1 // no entry: any token is stale
 		} else {
 			valid, key = ent.State == mtt.StateValid, ent.Key
 		}
+	}
+	result := acceptSync
+	if readMPT {
+		slot := s.nextSlot()
+		r := &v.mptReq[slot]
+		*r = mtt.Request{Token: w.tok, Pages: r.Pages}
+		if err := a.tpt.ReadMPT(r, s, slot); err != nil {
+			panic(fmt.Sprintf("nic: %s: MPT read refused after CanAccept: %v", s.name, err))
+		}
+		a.Stats.MPTReads++
+		result = acceptAsync
 	}
 	status := StatusSuccess
 	switch {
 	case key != w.tok.Key():
 		status = StatusInvalidDeviceState
-	case w.op == OpFastRegister && valid:
-		status = StatusInvalidDeviceState
-	case w.op == OpBind && valid:
-		status = StatusInvalidDeviceState // 5.5: invalidate before rebinding
+	case (w.op == OpFastRegister || w.op == OpBind) && valid:
+		status = StatusInvalidDeviceState // 5.6 rule 45; 5.5: invalidate before rebinding
 	case w.op == OpInvalidate && !valid:
 		status = StatusInvalidDeviceState
-	}
-	result := acceptSync
-	if readMPT {
-		slot := s.nextSlot()
-		r := &e.mptReq[slot]
-		*r = mtt.Request{Token: w.tok, Pages: r.Pages}
-		if err := a.tpt.ReadMPT(r, a, evMPTRead|uint64(e.idx)<<32|uint64(slot)); err != nil {
-			panic(fmt.Sprintf("nic: %s: MPT read refused after CanAccept: %v", s.name, err))
-		}
-		a.Stats.MPTReads++
-		result = acceptAsync
 	}
 	if status != StatusSuccess {
 		w.status, w.skip = status, true
@@ -107,13 +117,20 @@ func (a *Adapter) validate(s *stage, qp *QP, w *wr, now sim.Tick) acceptResult {
 		return result
 	}
 	hz.n++
-	hz.engine = e.idx
+	hz.engine = v.eng
 	hz.valid = w.op == OpFastRegister || w.op == OpBind
 	if w.rotate {
 		key++
 	}
 	hz.key = key
 	return result
+}
+
+// scoreboard is the hazard interlock: per key-table index, the requests
+// past validate and not yet committed; and every engine's validate stage.
+type scoreboard struct {
+	entries   []hazard
+	validates []*sim.TickDriver
 }
 
 // hazard is the scoreboard entry of one key-table index: requests past
@@ -128,13 +145,18 @@ type hazard struct {
 }
 
 // commit releases one in-flight request of index idx (MPT update).
-func (a *Adapter) commitHazard(idx uint32) {
-	hz := &a.hazards[idx]
+func (b *scoreboard) commit(idx uint32) {
+	hz := &b.entries[idx]
 	hz.n--
 	if hz.n == 0 && hz.waiters {
 		hz.waiters = false
-		for _, x := range a.engines {
-			x.validate.drv.Wake()
-		}
+		b.wakeValidates()
+	}
+}
+
+// wakeValidates wakes the validate stage of every engine.
+func (b *scoreboard) wakeValidates() {
+	for _, d := range b.validates {
+		d.Wake()
 	}
 }

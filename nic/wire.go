@@ -159,3 +159,14 @@ func (w *Wire) Handle(now sim.Tick, arg uint64) {
 	d.inFlight = d.inFlight[1:]
 	w.ends[1-arg].receive(now, p)
 }
+
+// receive takes a packet from the wire: requests go to the responder,
+// answers to the requester.
+func (a *Adapter) receive(now sim.Tick, p packet) {
+	switch p.kind {
+	case pktWriteReq, pktReadReq, pktSendReq:
+		a.resp.arrive(now, p)
+	default:
+		a.req.answer(now, p)
+	}
+}

@@ -132,15 +132,7 @@ func (d *DMA) submit(write bool, addr, bytes uint64, done sim.Handler, arg uint6
 	return nil
 }
 
-func (d *DMA) alloc() uint32 {
-	if n := len(d.free); n > 0 {
-		i := d.free[n-1]
-		d.free = d.free[:n-1]
-		return i
-	}
-	d.reqs = append(d.reqs, dmaReq{})
-	return uint32(len(d.reqs) - 1)
-}
+func (d *DMA) alloc() uint32 { return takeSlot(&d.free, &d.reqs) }
 
 func (d *DMA) release(i uint32) {
 	d.reqs[i] = dmaReq{}
@@ -314,14 +306,7 @@ func (rl *readLane) peek(now sim.Tick) (*tlp, sim.Tick) {
 
 func (rl *readLane) take(now sim.Tick, t *tlp) {
 	d := rl.d
-	var tag uint32
-	if n := len(d.freeTags); n > 0 {
-		tag = d.freeTags[n-1]
-		d.freeTags = d.freeTags[:n-1]
-	} else {
-		d.tags = append(d.tags, tagEntry{})
-		tag = uint32(len(d.tags) - 1)
-	}
+	tag := takeSlot(&d.freeTags, &d.tags)
 	d.tags[tag] = tagEntry{req: t.ref, next: t.addr, left: t.reqBytes}
 	t.tag = tag
 	d.tagsUsed++

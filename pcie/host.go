@@ -57,14 +57,7 @@ func (h *host) receive(now sim.Tick, t *tlp) {
 	switch t.kind {
 	case KindMRd:
 		h.l.stats.HostReads++
-		var i uint32
-		if n := len(h.free); n > 0 {
-			i = h.free[n-1]
-			h.free = h.free[:n-1]
-		} else {
-			h.jobs = append(h.jobs, hostJob{})
-			i = uint32(len(h.jobs) - 1)
-		}
+		i := takeSlot(&h.free, &h.jobs)
 		h.jobs[i] = hostJob{arrive: now, addr: t.addr, bytes: t.reqBytes, base: t.reqOff, tag: t.tag, seq: h.l.down.nextSeq()}
 		h.plan(&h.jobs[i])
 		h.heapPush(i)

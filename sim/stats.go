@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"reflect"
 	"sort"
 )
 
@@ -210,6 +211,37 @@ func (r *Registry) Counter(name, unit, desc string, c *uint64) error {
 // Histogram registers a histogram.
 func (r *Registry) Histogram(name, unit, desc string, h *Histogram) error {
 	return r.add(regEntry{name: name, unit: unit, desc: desc, hist: h})
+}
+
+// Struct registers the statistics of the struct p points to: every field
+// with a stat tag, a uint64 as a counter or a Histogram as a histogram,
+// under prefix+the tag, with its unit and desc tags, as in
+//
+//	Hits uint64 `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
+//
+// Fields without a stat tag are not registered.
+func (r *Registry) Struct(prefix string, p any) error {
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name, ok := f.Tag.Lookup("stat")
+		if !ok {
+			continue
+		}
+		e := regEntry{name: prefix + name, unit: f.Tag.Get("unit"), desc: f.Tag.Get("desc")}
+		switch x := v.Field(i).Addr().Interface().(type) {
+		case *uint64:
+			e.ctr = x
+		case *Histogram:
+			e.hist = x
+		default:
+			return fmt.Errorf("sim: statistic %q: field %s is a %s, want uint64 or Histogram", e.name, f.Name, f.Type)
+		}
+		if err := r.add(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Formula registers a derived figure computed when the registry is dumped.

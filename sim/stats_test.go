@@ -57,6 +57,38 @@ func TestRegistryRequiresUnitAndDescriptionAndUniqueNames(t *testing.T) {
 	require.Error(t, r.Counter("x", "events", "d", &c))
 }
 
+func TestRegistryStructRegistersTaggedFieldsWithUnitAndDescription(t *testing.T) {
+	var s struct {
+		Hits    uint64    `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
+		Latency Histogram `stat:"LatencyPS" unit:"ps" desc:"access latency"`
+		Scratch uint64
+	}
+	s.Hits = 3
+	s.Latency.Record(7)
+	r := NewRegistry()
+	require.NoError(t, r.Struct("NIC.Cache.", &s))
+	snap := r.Snapshot()
+	require.Len(t, snap, 2, "the untagged field is not registered")
+	require.Equal(t, "NIC.Cache.Hits", snap[0].Name)
+	require.Equal(t, "accesses", snap[0].Unit)
+	require.Equal(t, "accesses that hit", snap[0].Desc)
+	require.Equal(t, uint64(3), *snap[0].Count)
+	require.Equal(t, "NIC.Cache.LatencyPS", snap[1].Name)
+	require.Equal(t, uint64(1), snap[1].Hist.Count)
+	require.Error(t, r.Struct("NIC.Cache.", &s), "registered twice")
+}
+
+func TestRegistryStructRefusesAFieldOfAnotherTypeOrWithoutUnit(t *testing.T) {
+	var bad struct {
+		N uint32 `stat:"N" unit:"events" desc:"a 32-bit counter"`
+	}
+	require.ErrorContains(t, NewRegistry().Struct("", &bad), "want uint64 or Histogram")
+	var noUnit struct {
+		N uint64 `stat:"N" desc:"no unit"`
+	}
+	require.Error(t, NewRegistry().Struct("", &noUnit))
+}
+
 func TestRegistryDumpIsSortedByName(t *testing.T) {
 	r := NewRegistry()
 	var a, b uint64 = 1, 2

@@ -1,0 +1,64 @@
+package nic
+
+import (
+	"fmt"
+
+	"github.com/nicsim/nicsim/sim"
+)
+
+// dmaQueue is the data-movement channel of the DMA engine (payload reads
+// and writes, receive CQEs): a request goes to the DMA engine at once, or,
+// when its queue is full, waits here in order until it has room.
+type dmaQueue struct {
+	a    *Adapter
+	wait []dmaReq
+}
+
+type dmaReq struct {
+	write        bool
+	h            sim.Handler
+	addr, n, arg uint64
+}
+
+var _ sim.Waker = (*dmaQueue)(nil)
+
+// submit issues a DMA whose completion is h.Handle(now, arg).
+func (q *dmaQueue) submit(write bool, h sim.Handler, addr, n, arg uint64) {
+	if len(q.wait) == 0 && q.a.dma.CanAccept() {
+		q.issue(dmaReq{write, h, addr, n, arg})
+		return
+	}
+	q.wait = append(q.wait, dmaReq{write, h, addr, n, arg})
+	q.a.dma.AddWaker(q)
+}
+
+// payload is submit for payload bytes (counted in DataPath.DMABytes).
+func (q *dmaQueue) payload(write bool, h sim.Handler, addr, n, arg uint64) {
+	q.a.Stats.DataDMABytes += n
+	q.submit(write, h, addr, n, arg)
+}
+
+func (q *dmaQueue) issue(r dmaReq) {
+	var err error
+	if r.write {
+		err = q.a.dma.Write(r.addr, r.n, r.h, r.arg)
+	} else {
+		err = q.a.dma.Read(r.addr, r.n, r.h, r.arg)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("nic: %s: data DMA refused after CanAccept: %v", q.a.name, err))
+	}
+}
+
+// Wake issues waiting requests while the DMA engine has room.
+func (q *dmaQueue) Wake() {
+	for len(q.wait) > 0 && q.a.dma.CanAccept() {
+		r := q.wait[0]
+		q.wait[0] = dmaReq{}
+		q.wait = q.wait[1:]
+		q.issue(r)
+	}
+	if len(q.wait) > 0 {
+		q.a.dma.AddWaker(q)
+	}
+}
