@@ -61,7 +61,9 @@ type Adapter struct {
 	wire    *Wire
 	wireEnd int
 
-	// Host side: the CPU's MMIO writes, and object calls waiting for the NIC.
+	// Host side: the posting cores, the CPU's MMIO writes, and object calls
+	// waiting for the NIC.
+	cores hostCPU
 	cpu   mmioQueue
 	calls pendingCalls
 
@@ -112,7 +114,9 @@ func New(name string, spec Spec, env *sim.Env, mmio MMIO, dma DMA) (*Adapter, er
 	a := &Adapter{name: name, spec: spec, info: spec.Info(), env: env, eng: env.Engine, clock: clock,
 		mmio: mmio, dma: dma, tpt: tpt, host: hostMem{next: spec.HostBaseAddr}, mrPool: spec.MRPoolEntries,
 		mem: NewHostMemory(int(spec.HostMemoryPagesMax))}
-	a.build()
+	if err := a.build(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

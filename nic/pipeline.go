@@ -8,7 +8,10 @@ import (
 
 // build wires the hardware blocks: doorbell -> scheduler -> WQE fetch ->
 // engines -> completion, and the blocks beside the pipeline.
-func (a *Adapter) build() {
+func (a *Adapter) build() error {
+	if err := a.cores.init(a); err != nil {
+		return err
+	}
 	a.cpu.a = a
 	a.calls.a = a
 	a.irq.a = a
@@ -28,6 +31,7 @@ func (a *Adapter) build() {
 	for _, e := range a.engines {
 		e.first.in.Connect(a.fetch.drv, e.first.drv)
 	}
+	return nil
 }
 
 // engine is one execution engine (processing unit): an in-order chain of

@@ -128,6 +128,37 @@ type Spec struct {
 	// Used by the responder (responder.go).
 	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
 
+	// Host CPU: the cores that post work requests and poll CQs (hostcpu.go).
+	// HostCores is the number of posting cores; QP n posts and polls on core
+	// n mod HostCores. Assumed 16: a 16-core socket (E5-2600 v3/v4 parts
+	// have 8-22 cores), so up to 16 QPs each have a core of their own, as
+	// in Kalia et al.'s one core per QP (docs/sources.md 2).
+	HostCores uint32 `json:"host_cores"`
+	// PostWQEBuildPS is a core's time to build one WQE in the SQ ring (its
+	// 64 B basic blocks in a cache-resident ring, the producer index).
+	// Assumed 20 ns, about 60 cycles at 3 GHz: the provider's post path
+	// fills a control and a data segment (docs/sources.md 6), no figure is
+	// published (docs/sources.md 10).
+	PostWQEBuildPS uint64 `json:"post_wqe_build_ps"`
+	// PostDoorbellStorePS is a core's time to execute the 8 B uncached
+	// doorbell store and the write barrier before it. Assumed 10 ns: the
+	// store retires into the store buffer; the 50-300 ns between uncached
+	// MMIO TLPs of one core (docs/sources.md 2) is the MMIO path's gap, which
+	// the PCIe link model times (pcie mmio_issue_gap_ns), not core time.
+	PostDoorbellStorePS uint64 `json:"post_doorbell_store_ps"`
+	// PostWCLinePS is a core's time to write one 64 B write-combined line
+	// of a WQE-by-MMIO write and flush it (docs/sources.md 2: BlueFlame
+	// copies the WQE in 64 B stores). Assumed 10 ns per line, as the
+	// doorbell store: one store burst and a fence; the link's ceiling of
+	// ~175 M lines/s (docs/sources.md 2, 9) is the MMIO path's.
+	PostWCLinePS uint64 `json:"post_wc_line_ps"`
+	// PollCQEPS is a core's time to take one CQE that has reached host
+	// memory (read the 64 B CQE, check its owner bit, advance the consumer
+	// index, hand the result on). Assumed 25 ns: the CQE was written by DMA
+	// into the last-level cache, so the poll is an LLC hit of ~70 cycles at
+	// 3 GHz plus bookkeeping; no figure is published (docs/sources.md 10).
+	PollCQEPS uint64 `json:"poll_cqe_ps"`
+
 	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
 	// docs/sources.md 10 lists no public per-stage figure for any RNIC).
 	Doorbell   StageSpec `json:"doorbell"`    // doorbell handler: MMIO record -> QP producer index
@@ -205,6 +236,12 @@ func DefaultSpec() Spec {
 		HostMemoryPagesMax:       1 << 20,
 		RemoteAccessErrorStatus:  StatusAccessViolation,
 
+		HostCores:           16,
+		PostWQEBuildPS:      20_000,
+		PostDoorbellStorePS: 10_000,
+		PostWCLinePS:        10_000,
+		PollCQEPS:           25_000,
+
 		Doorbell:   st(4, 1, 1, 64),
 		Scheduler:  st(2, 1, 1, 64),
 		WQEFetch:   st(4, 1, 1, 16),
@@ -265,6 +302,11 @@ func (s Spec) Validate() error {
 		{"host_memory_pages_max", s.HostMemoryPagesMax, in(s.HostMemoryPagesMax, 1, 1<<24), "1..2^24"},
 		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
 			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
+		{"host_cores", s.HostCores, in(s.HostCores, 1, 1024), "1..1024"},
+		{"post_wqe_build_ps", s.PostWQEBuildPS, s.PostWQEBuildPS <= 1_000_000_000, "0..1e9"},
+		{"post_doorbell_store_ps", s.PostDoorbellStorePS, s.PostDoorbellStorePS <= 1_000_000_000, "0..1e9"},
+		{"post_wc_line_ps", s.PostWCLinePS, s.PostWCLinePS <= 1_000_000_000, "0..1e9"},
+		{"poll_cqe_ps", s.PollCQEPS, s.PollCQEPS <= 1_000_000_000, "0..1e9"},
 	})
 	v := reflect.ValueOf(s) // every StageSpec field, under its JSON key
 	for i := range v.NumField() {
