@@ -84,6 +84,8 @@ type Adapter struct {
 	// Stats are the adapter's statistics; register them with Register.
 	Stats Stats
 
+	buildErr error // the first error building the adapter (a meter name taken)
+
 	// Tracing: when a tracer is attached (AddTracer), every retired request
 	// becomes a span from post to retirement on its QP's track, with
 	// instants at the doorbell, the WQE fetch and execution.
@@ -118,6 +120,20 @@ func New(name string, spec Spec, env *sim.Env, mmio MMIO, dma DMA) (*Adapter, er
 		return nil, err
 	}
 	return a, nil
+}
+
+// meter registers a meter on the adapter's simulation. A name already
+// taken (two adapters of one name on one engine) is the adapter's error,
+// which New returns; the block gets a meter of its own so it runs anyway.
+func (a *Adapter) meter(name, unit string, capacity uint64) *sim.Meter {
+	m, err := a.env.Meters.New(name, unit, max(capacity, 1))
+	if err != nil {
+		if a.buildErr == nil {
+			a.buildErr = err
+		}
+		m, _ = sim.NewMeters().New(name, unit, max(capacity, 1))
+	}
+	return m
 }
 
 // Name is the adapter's hierarchical name.

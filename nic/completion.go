@@ -94,7 +94,7 @@ func (c *completion) Tick(now sim.Tick) bool {
 	}
 	c.drain = keep
 	if c.wrote > 0 {
-		c.nextAccept = now + c.interval
+		c.took(now, c.wrote)
 	}
 	if next != sim.MaxTick {
 		c.drv.WakeAt(next)

@@ -49,18 +49,13 @@ func hostName(adapter string) string {
 	return adapter + ".Host"
 }
 
-func (h *hostCPU) init(a *Adapter) error {
+func (h *hostCPU) init(a *Adapter) {
 	h.a = a
 	n := a.spec.HostCores
 	h.free = make([]sim.Tick, n)
 	for i := range n {
-		m, err := a.env.Meters.New(fmt.Sprintf("%s.Core[%d]", hostName(a.name), i), "cores", 1)
-		if err != nil {
-			return err
-		}
-		h.meters = append(h.meters, m)
+		h.meters = append(h.meters, a.meter(fmt.Sprintf("%s.Core[%d]", hostName(a.name), i), "cores", 1))
 	}
-	return nil
 }
 
 // core is the core that posts to and polls for qp.

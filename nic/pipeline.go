@@ -9,14 +9,12 @@ import (
 // build wires the hardware blocks: doorbell -> scheduler -> WQE fetch ->
 // engines -> completion, and the blocks beside the pipeline.
 func (a *Adapter) build() error {
-	if err := a.cores.init(a); err != nil {
-		return err
-	}
+	a.cores.init(a)
 	a.cpu.a = a
 	a.calls.a = a
 	a.irq.a = a
 	a.tptWrites.a = a
-	a.fw.a = a
+	a.fw.init(a)
 	a.req.a = a
 	a.resp.a = a
 	a.dataDMA.a = a
@@ -31,7 +29,7 @@ func (a *Adapter) build() error {
 	for _, e := range a.engines {
 		e.first.in.Connect(a.fetch.drv, e.first.drv)
 	}
-	return nil
+	return a.buildErr
 }
 
 // engine is one execution engine (processing unit): an in-order chain of

@@ -16,6 +16,7 @@ import (
 type wqeFetch struct {
 	block
 	a     *Adapter
+	reads *sim.Meter // fetch slots (reads and WQE-by-MMIO batches) in use
 	in    *sim.Port[fetchReq]
 	slots []fetchSlot
 	free  []uint32
@@ -37,6 +38,7 @@ func newWQEFetch(a *Adapter) *wqeFetch {
 		f.free = append(f.free, n-1-uint32(i))
 	}
 	f.block = a.newBlock(a.name+".WQEFetch", a.spec.WQEFetch, f)
+	f.reads = a.meter(f.name+".Slots", "fetches", uint64(n))
 	f.in = a.sched.out
 	f.in.Connect(a.sched.drv, f.drv)
 	return f
@@ -77,6 +79,14 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 	a := f.a
 	sent := 0
+	if now < f.nextAccept {
+		return f.nextAccept
+	}
+	defer func() {
+		if sent > 0 {
+			f.took(now, sent)
+		}
+	}()
 	for len(f.ready) > 0 && sent < f.ipc {
 		id := f.ready[0]
 		sl := &f.slots[id]
@@ -100,12 +110,13 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 			f.ready = f.ready[1:]
 			*sl = fetchSlot{}
 			f.free = append(f.free, id)
+			f.reads.Set(now, uint64(len(f.slots)-len(f.free)))
 			qp.fetchBusy = false
 			a.sched.activate(qp)
 		}
 	}
 	if sent == f.ipc && len(f.ready) > 0 {
-		return now + f.period
+		return max(now+f.interval, now+f.period)
 	}
 	return sim.MaxTick
 }
@@ -132,6 +143,7 @@ func (f *wqeFetch) take(r fetchReq) uint32 {
 	id := f.free[len(f.free)-1]
 	f.free = f.free[:len(f.free)-1]
 	f.slots[id] = fetchSlot{req: r, readyAt: sim.MaxTick}
+	f.reads.Set(f.a.eng.Now(), uint64(len(f.slots)-len(f.free)))
 	return id
 }
 
