@@ -16,7 +16,7 @@ func (a *Adapter) build() error {
 	a.tptWrites.a = a
 	a.fw.init(a)
 	a.req.a = a
-	a.resp.a = a
+	a.resp.init(a)
 	a.dataDMA.a = a
 	a.hazards.entries = make([]hazard, a.spec.TPT.KeyTableEntriesMax)
 	a.doorbell = newDoorbell(a)

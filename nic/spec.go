@@ -171,6 +171,14 @@ type Spec struct {
 	MPTUpdate  StageSpec `json:"mpt_update"`  // key-table entry update + MPT write to ICM
 	CacheWrite StageSpec `json:"cache_write"` // on-NIC MPT/MTT cache update
 	Completion StageSpec `json:"completion"`  // CQE build and DMA write
+	// Responder is the receive side's message processing (responder.go):
+	// items are packets, the queue is the receive buffer in messages. Assumed
+	// 8 cycles, 1 packet per 4 cycles (250 M packets/s at 1 GHz, the order
+	// of ConnectX-6's 215 M messages/s, docs/sources.md 7), 256 messages.
+	Responder StageSpec `json:"responder"`
+	// ResponderBytesPerCycle is the responder's datapath width. 64 B: the
+	// 512-bit datapaths of FPGA RNICs (docs/sources.md 7, Coyote, ERNIC).
+	ResponderBytesPerCycle uint32 `json:"responder_bytes_per_cycle"`
 
 	// WQEFetchBatchMax is the most WQEs one fetch reads (docs/sources.md 2:
 	// Connect-IB and newer read all new WQEs of a QP in one DMA). Assumed 16.
@@ -252,6 +260,9 @@ func DefaultSpec() Spec {
 		MPTUpdate:  st(8, 1, 4, 16),
 		CacheWrite: st(4, 1, 1, 16),
 		Completion: st(8, 1, 2, 64),
+		Responder:  st(8, 1, 4, 256),
+
+		ResponderBytesPerCycle: 64,
 
 		WQEFetchBatchMax:       16,
 		WQEFetchOutstandingMax: 16,
@@ -321,6 +332,7 @@ func (s Spec) Validate() error {
 		{"exec_engines", s.ExecEngines, in(s.ExecEngines, 1, 64), "1..64"},
 		{"page_list_fetches_max", s.PageListFetchesMax, in(s.PageListFetchesMax, 1, 256), "1..256"},
 		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
+		{"responder_bytes_per_cycle", s.ResponderBytesPerCycle, in(s.ResponderBytesPerCycle, 1, 4096), "1..4096"},
 		{"moderation_cqes", s.ModerationCQEs, in(s.ModerationCQEs, 1, 1<<16), "1..65536"},
 		{"moderation_time_ns", s.ModerationTimeNS, s.ModerationTimeNS <= 1_000_000_000, "0..1e9"},
 	})

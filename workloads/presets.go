@@ -206,7 +206,9 @@ var e5Sources = []ValueSource{
 var wireSources = []ValueSource{
 	{"wire.latency_ns", "assumed: 500 ns one way, a few metres of cable and two MAC/PHY traversals, no switch (nic/wire.go)"},
 	{"wire.gbit_per_s", "assumed: a 100 Gb/s port (ConnectX-5 class, docs/sources.md 7)"},
-	{"wire.header_bytes", "RoCEv2 header sum: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 + FCS 4 = 78 B"},
+	{"wire.header_bytes", "RoCEv2 headers of every packet: Ethernet 14 (no VLAN, assumed) + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62 B (IBTA Annex A17, IEEE 802.3, RFC 791/768); RETH/AETH/IETH added per packet type"},
+	{"wire.framing_bytes", "IEEE 802.3: preamble and SFD 8 + inter-frame gap 12 = 20 B of line time per frame"},
+	{"wire.mtu_bytes", "assumed: 4096, the largest IBTA path MTU, the usual RoCEv2 setting with jumbo frames"},
 }
 
 // nicSources gives the source of every value of nic.DefaultSpec, from the
@@ -250,8 +252,13 @@ var nicSources = func() []ValueSource {
 		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near docs/sources.md 5's ~1.3 M/s"},
 		{"nic.page_list_fetches_max", "assumed (docs/sources.md 5: the engine blocks on the dependent read)"},
 		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
+		{"nic.responder_bytes_per_cycle", "docs/sources.md 7: 512-bit (64 B) datapaths of FPGA RNICs (Coyote, ERNIC)"},
 		{"nic.moderation_cqes", "assumed: no interrupt moderation by default"},
 		{"nic.moderation_time_ns", "assumed: no interrupt moderation by default"},
+	}
+	for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
+		src = append(src, ValueSource{"nic.responder." + f,
+			"assumed: 8 cycles, 1 packet per 4 cycles (250 M packets/s at 1 GHz, the order of ConnectX-6's 215 M messages/s, docs/sources.md 7), a receive buffer of 256 messages (unpublished, docs/sources.md 10)"})
 	}
 	for _, st := range []string{"doorbell", "scheduler", "wqe_fetch", "parse", "validate", "page_list", "mtt_write", "mpt_update", "cache_write", "completion"} {
 		for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
@@ -359,7 +366,8 @@ var modelRules = map[reflect.Type]map[string]string{
 		"requests_max": "1..65536", "write_ops_max": "1..65536", "mtt_write_bytes_max": "mult:64 64..4096",
 		"cache_write_policy": "update|invalidate",
 	},
-	reflect.TypeFor[nic.WireSpec](): {"latency_ns": "0..1e9", "gbit_per_s": "1..10000", "header_bytes": "0..4096"},
+	reflect.TypeFor[nic.WireSpec](): {"latency_ns": "0..1e9", "gbit_per_s": "1..10000", "header_bytes": "0..4096",
+		"framing_bytes": "0..4096", "mtu_bytes": "256|512|1024|2048|4096"},
 	reflect.TypeFor[nic.Spec](): {
 		"clock_period_ps": "1..1e6", "frmr_page_count": "16..65536",
 		"max_initiator_queue_depth": "1..65536", "max_receive_queue_depth": "1..65536", "max_cq_depth": "1..2^22",
@@ -375,6 +383,7 @@ var modelRules = map[reflect.Type]map[string]string{
 		"page_list_fetches_max": "1..256", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
 		"moderation_time_ns": "0..1e9", "host_cores": "1..1024", "post_wqe_build_ps": "0..1e9",
 		"post_doorbell_store_ps": "0..1e9", "post_wc_line_ps": "0..1e9", "poll_cqe_ps": "0..1e9",
+		"responder_bytes_per_cycle": "1..4096",
 	},
 	reflect.TypeFor[nic.StageSpec](): {
 		"latency_cycles": "1..100000", "items_per_cycle": "1..64", "interval_cycles": "1..100000", "queue_depth": "1..4096",
