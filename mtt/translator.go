@@ -124,7 +124,6 @@ type Translator struct {
 	writes     []writeOp
 	freeWrites []uint32
 	writeQ     ring
-	requestsM  *sim.Meter // request slots in use (RequestsMax)
 	writesM    *sim.Meter // write slots in use (WriteOpsMax)
 
 	// Stats are the unit's statistics; register them with Stats.Register.
@@ -191,9 +190,6 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 			return nil, err
 		}
 		t.tabs[i] = tb
-	}
-	if t.requestsM, err = env.Meters.New(name+".Requests", "requests", uint64(spec.RequestsMax)); err != nil {
-		return nil, err
 	}
 	if t.writesM, err = env.Meters.New(name+".Writes", "writes", uint64(spec.WriteOpsMax)); err != nil {
 		return nil, err
@@ -299,7 +295,6 @@ func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly boo
 	r.Pages = r.Pages[:0]
 	r.Offset = 0
 	t.slots[id] = slot{req: r, done: done, arg: arg, phase: tabMPT, line: t.lay.mptLine(r.Token.Index()), next: -1, mptOnly: mptOnly}
-	t.requestsM.Set(r.Start, uint64(len(t.slots)-len(t.freeSlots)))
 	t.tabs[tabMPT].ready.push(id)
 	t.drv.Wake()
 	return nil
@@ -540,7 +535,6 @@ func (t *Translator) finish(id uint32, now sim.Tick, reason Reason) {
 	r, done, arg := s.req, s.done, s.arg
 	*s = slot{}
 	t.freeSlots = append(t.freeSlots, id)
-	t.requestsM.Set(now, uint64(len(t.slots)-len(t.freeSlots)))
 	if t.refused {
 		t.refused = false
 		for _, w := range t.wakers {

@@ -16,7 +16,8 @@ import (
 type wqeFetch struct {
 	block
 	a     *Adapter
-	reads *sim.Meter // fetch slots (reads and WQE-by-MMIO batches) in use
+	reads   *sim.Meter // WQE reads waiting for their data
+	reading int
 	in    *sim.Port[fetchReq]
 	slots []fetchSlot
 	free  []uint32
@@ -38,7 +39,7 @@ func newWQEFetch(a *Adapter) *wqeFetch {
 		f.free = append(f.free, n-1-uint32(i))
 	}
 	f.block = a.newBlock(a.name+".WQEFetch", a.spec.WQEFetch, f)
-	f.reads = a.meter(f.name+".Slots", "fetches", uint64(n))
+	f.reads = a.meter(f.name+".Reads", "reads", uint64(n))
 	f.in = a.sched.out
 	f.in.Connect(a.sched.drv, f.drv)
 	return f
@@ -110,7 +111,6 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 			f.ready = f.ready[1:]
 			*sl = fetchSlot{}
 			f.free = append(f.free, id)
-			f.reads.Set(now, uint64(len(f.slots)-len(f.free)))
 			qp.fetchBusy = false
 			a.sched.activate(qp)
 		}
@@ -137,18 +137,21 @@ func (f *wqeFetch) read(r fetchReq, id uint32) {
 	}
 	a.Stats.WQEFetches++
 	a.Stats.WQEsFetched += uint64(r.count)
+	f.reading++
+	f.reads.Set(a.eng.Now(), uint64(f.reading))
 }
 
 func (f *wqeFetch) take(r fetchReq) uint32 {
 	id := f.free[len(f.free)-1]
 	f.free = f.free[:len(f.free)-1]
 	f.slots[id] = fetchSlot{req: r, readyAt: sim.MaxTick}
-	f.reads.Set(f.a.eng.Now(), uint64(len(f.slots)-len(f.free)))
 	return id
 }
 
 // Handle runs when the WQE read of slot arg has arrived.
 func (f *wqeFetch) Handle(now sim.Tick, arg uint64) {
+	f.reading--
+	f.reads.Set(now, uint64(f.reading))
 	f.slots[arg].readyAt = f.drv.Clock().NextEdge(now) + f.latency
 	f.ready = append(f.ready, uint32(arg))
 	f.drv.Wake()

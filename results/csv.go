@@ -9,24 +9,37 @@ import (
 // csvHeader names the columns of results.csv.
 var csvHeader = []string{"point", "generator", "kind", "completed", "failed", "dropped", "throughput_mops", "goodput_gbps",
 	"latency_ns_p50", "latency_ns_p99", "latency_ns_p999", "latency_ns_max", "latency_ns_mean",
-	"pcie_up_utilization", "pcie_down_utilization", "mpt_hit_rate", "mtt_hit_rate", "window_ps", "stop_reason", "partial"}
+	"pcie_up_utilization", "pcie_down_utilization", "mpt_hit_rate", "mtt_hit_rate", "window_ps", "stop_reason", "partial", "bound_by", "bound_by_utilization"}
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 func fmtUint(v uint64) string { return strconv.FormatUint(v, 10) }
 
-// latencyCells are the p50, p99, p999, max and mean columns.
+// latencyCells are the p50, p99, p999, max and mean columns; empty when
+// there is no sample (no quantile of an empty sample).
 func latencyCells(l *Latency) []string {
+	if l.Count == 0 {
+		return []string{"", "", "", "", ""}
+	}
 	return []string{fmtFloat(l.P50), fmtFloat(l.P99), fmtFloat(l.P999), fmtFloat(l.Max), fmtFloat(l.Mean)}
+}
+
+// goodputCell is empty for a kind that moves no payload (it has a Figure).
+func goodputCell(g *GenResult) string {
+	if g.Figure != nil {
+		return ""
+	}
+	return fmtFloat(g.GoodputGbps)
 }
 
 // genRow is the row of generator g of point p.
 func genRow(p *PointResult, g *GenResult) []string {
 	row := []string{p.Label, g.Name, g.Kind, fmtUint(g.Completed), fmtUint(g.Failed), fmtUint(g.Dropped),
-		fmtFloat(g.ThroughputMops), fmtFloat(g.GoodputGbps)}
+		fmtFloat(g.ThroughputMops), goodputCell(g)}
 	row = append(row, latencyCells(&g.LatencyNS)...)
 	return append(row, fmtFloat(p.PCIe.UpUtilization), fmtFloat(p.PCIe.DownUtilization),
-		fmtFloat(p.MTT.MPTHitRate), fmtFloat(p.MTT.MTTHitRate), fmtUint(g.WindowPS), p.StopReason, strconv.FormatBool(p.Partial))
+		fmtFloat(p.MTT.MPTHitRate), fmtFloat(p.MTT.MTTHitRate), fmtUint(g.WindowPS), p.StopReason, strconv.FormatBool(p.Partial),
+		g.BoundBy.Resource, fmtFloat(g.BoundBy.Utilisation))
 }
 
 // partRow is the row of part pt of generator g: the columns that have no
@@ -34,7 +47,7 @@ func genRow(p *PointResult, g *GenResult) []string {
 func partRow(p *PointResult, g *GenResult, pt *PartResult) []string {
 	row := []string{p.Label, pt.Name, pt.Kind, fmtUint(pt.Completed), "", "", fmtFloat(pt.ThroughputMops), ""}
 	row = append(row, latencyCells(&pt.LatencyNS)...)
-	return append(row, "", "", "", "", fmtUint(g.WindowPS), p.StopReason, strconv.FormatBool(p.Partial))
+	return append(row, "", "", "", "", fmtUint(g.WindowPS), p.StopReason, strconv.FormatBool(p.Partial), "", "")
 }
 
 // WriteCSV writes results.csv: one row per point and generator, each

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 )
@@ -36,7 +38,13 @@ type PointResult struct {
 	Generators []GenResult     `json:"generators"`
 	PCIe       LinkResult      `json:"pcie"`
 	MTT        TPTResult       `json:"mtt"`
-	Stats      []sim.StatValue `json:"stats"`
+	// Utilisation is every resource's busy fraction over the measured
+	// window, in name order (every sim.Meter of the model).
+	Utilisation []ResourceUse `json:"utilisation"`
+	// TimeseriesIntervalPS is the width of one interval of the resources'
+	// Series.
+	TimeseriesIntervalPS uint64          `json:"timeseries_interval_ps"`
+	Stats                []sim.StatValue `json:"stats"`
 	// Warnings say why the point's figures may not be what the study wants
 	// (for example a cache still filling in the measured window).
 	Warnings []string `json:"warnings,omitempty"`
@@ -55,6 +63,12 @@ type GenResult struct {
 	ThroughputMops float64       `json:"throughput_mops"` // completions inside the window / window
 	GoodputGbps    float64       `json:"goodput_gbps"`    // bytes of successful operations / window
 	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
+	// Figure is the kind's own rate when its operations move no data over
+	// the wire or PCIe (registrations: pages registered per second); goodput
+	// is then 0. nil for the data kinds.
+	Figure *Figure `json:"figure,omitempty"`
+	// BoundBy says what limits the generator's throughput.
+	BoundBy BoundBy `json:"bound_by"`
 	// Parts are the request types inside an operation (a kind's
 	// PartSource), each with its own latency: post to completion of the
 	// successful requests started after warm-up.
@@ -68,6 +82,58 @@ type PartResult struct {
 	Completed      uint64  `json:"completed"`
 	ThroughputMops float64 `json:"throughput_mops"`
 	LatencyNS      Latency `json:"latency_ns"`
+}
+
+// Figure is a kind's own rate, under its own name and unit.
+type Figure struct {
+	Name  string  `json:"name"` // e.g. registered_pages
+	Unit  string  `json:"unit"` // e.g. Mpages/s
+	Value float64 `json:"value"`
+}
+
+// ResourceUse is one resource's busy fraction over the measured window:
+// busy unit-time over capacity x window (sim.Meter).
+type ResourceUse struct {
+	Name        string  `json:"name"`
+	Unit        string  `json:"unit"`
+	Capacity    uint64  `json:"capacity"`
+	Utilisation float64 `json:"utilisation"`
+	// Series is the busy fraction per interval of TimeseriesIntervalPS
+	// (for timeseries.csv; not in results.json).
+	Series []float64 `json:"-"`
+}
+
+// BoundBy is what limits a generator. Resource is a meter's name when one
+// of the resources it uses is busy at least BoundUtilisationMin of the
+// window; otherwise it is BoundWindow (closed loop: the operations it keeps
+// in flight set the rate, by Little's law) or BoundOfferedLoad (open loop
+// below capacity), and Busiest names the busiest resource for reference.
+type BoundBy struct {
+	Resource    string  `json:"resource"`
+	Utilisation float64 `json:"utilisation"` // of Resource, or of Busiest
+	Busiest     string  `json:"busiest,omitempty"`
+}
+
+// What BoundBy.Resource says when no resource is near saturation.
+const (
+	BoundWindow      = "window"
+	BoundOfferedLoad = "offered_load"
+	// BoundUtilisationMin is how busy a resource must be to bind.
+	BoundUtilisationMin = 0.9
+)
+
+// String is the bound as the summary table shows it.
+func (b BoundBy) String() string {
+	switch b.Resource {
+	case "":
+		return "-"
+	case BoundWindow, BoundOfferedLoad:
+		if b.Busiest == "" {
+			return b.Resource
+		}
+		return fmt.Sprintf("%s (%s %.0f%%)", b.Resource, b.Busiest, 100*b.Utilisation)
+	}
+	return fmt.Sprintf("%s %.0f%%", b.Resource, 100*b.Utilisation)
 }
 
 // ReasonCount counts failures of one reason.

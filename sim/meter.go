@@ -30,6 +30,7 @@ type Meter struct {
 
 	inUse uint64 // Set mode: units held since `since`
 	since Tick
+	held  bool // fed by Set: counts units held, not service time
 
 	busy []uint64 // unit·ps of busy time per interval of the window
 }
@@ -93,6 +94,27 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 	return nil
 }
 
+// Cut ends the window early, at at (from < at <= to), for a run that stops
+// before the window's planned end (one that stops after a number of
+// operations): the window becomes [from, at) and intervals after at are
+// dropped. Call it before Finish. A service span recorded before at that
+// runs past it still counts in the last interval.
+func (ms *Meters) Cut(at Tick) error {
+	if ms.n == 0 || at <= ms.from || at > ms.to {
+		return fmt.Errorf("sim: meters: cut at %d outside the window (%d, %d]", at, ms.from, ms.to)
+	}
+	ms.to = at
+	ms.n = int((at - ms.from + ms.interval - 1) / ms.interval)
+	for _, m := range ms.list {
+		m.busy = m.busy[:ms.n]
+	}
+	return nil
+}
+
+// Span is the measured window [from, to) and the width of its time-series
+// intervals; all zero before Window is called.
+func (ms *Meters) Span() (from, to, interval Tick) { return ms.from, ms.to, ms.interval }
+
 // Name is the meter's hierarchical name.
 func (m *Meter) Name() string { return m.name }
 
@@ -111,11 +133,18 @@ func (m *Meter) BusyN(start, end Tick, n uint64) { m.add(start, end, n) }
 // Set changes the units in use to inUse at now; the previous level counts
 // over [previous change, now).
 func (m *Meter) Set(now Tick, inUse uint64) {
+	m.held = true
 	if m.inUse > 0 && now > m.since {
 		m.add(m.since, now, m.inUse)
 	}
 	m.inUse, m.since = inUse, now
 }
+
+// Held reports whether the meter counts units held (fed by Set: tags,
+// MSHRs, buffer slots) rather than service time (Busy). A held resource
+// can read full because what comes after it is the bottleneck, so a
+// report of what binds prefers service meters.
+func (m *Meter) Held() bool { return m.held }
 
 // InUse is the level last given to Set.
 func (m *Meter) InUse() uint64 { return m.inUse }

@@ -128,7 +128,7 @@ func (s *frInvSource) Start(now sim.Tick, op *Op, done Done) error {
 	o := &s.ops[op.Index]
 	o.pages = uint32(s.p.Pages.Sample(s.rng))
 	o.reason = ""
-	op.Bytes = uint64(o.pages) * nic.PageSizeBytes
+	op.Units = uint64(o.pages)
 	if len(s.pending[op.Stream]) == 0 {
 		s.dirty = append(s.dirty, op.Stream)
 	}
@@ -216,5 +216,11 @@ func (s *frInvSource) finish(now sim.Tick, idx uint64) {
 func (s *frInvSource) Parts() []Part {
 	return s.lat.parts("fast_register")
 }
+
+// Figure: FastRegister moves no payload; it registers pages.
+func (s *frInvSource) Figure() (string, string) { return "registered_pages", "Mpages/s" }
+
+// Scope: host a only.
+func (s *frInvSource) Scope() Scope { return ScopeLocalNIC }
 
 func init() { RegisterSource("fast_register_invalidate", newFRInvSource) }

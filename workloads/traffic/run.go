@@ -73,6 +73,33 @@ type pointRun struct {
 	warm     sim.Tick
 	end      sim.Tick
 	warmSnap snapshot
+	meterErr error // the meters' window could not be set
+}
+
+// seriesInterval is the width of one time-series interval: the run's
+// setting, or a hundredth of the longest measured window.
+func (r *pointRun) seriesInterval() sim.Tick {
+	run := &r.w.Run
+	if run.TimeseriesIntervalUS > 0 {
+		return usToTick(run.TimeseriesIntervalUS)
+	}
+	return max(usToTick(run.MeasuredMaxUS())/100, 1)
+}
+
+// closeMeters ends the meters' window at tEnd (earlier than planned in an
+// ops run or an interrupted one) and closes it.
+func (r *pointRun) closeMeters(tEnd sim.Tick) error {
+	if r.meterErr != nil {
+		return r.meterErr
+	}
+	ms := r.m.Env.Meters
+	if _, to, _ := ms.Span(); tEnd > r.warm && tEnd < to {
+		if err := ms.Cut(tEnd); err != nil {
+			return err
+		}
+	}
+	ms.Finish()
+	return nil
 }
 
 // RunPoint builds the model of one workload and runs it in slices of
@@ -101,7 +128,7 @@ func RunPoint(w *workloads.Workload, opts RunOptions) (*results.PointResult, err
 	if err != nil {
 		return nil, err
 	}
-	return r.result(stop), nil
+	return r.result(stop)
 }
 
 // start sets the point's times from the end of setup, arranges the
@@ -115,6 +142,7 @@ func (r *pointRun) start() {
 		r.end = r.warm + usToTick(run.DurationUS)
 	}
 	r.m.WarmEnd = r.warm
+	r.meterErr = r.m.Env.Meters.Window(r.warm, max(r.end, r.warm+1), r.seriesInterval())
 	for _, g := range r.m.gens {
 		g.warmEnd, g.stopArr, g.nextArr = r.warm, r.end, float64(r.t0)
 	}
@@ -186,7 +214,7 @@ func (r *pointRun) progress() float64 {
 
 // result is the point's figures over its measured window, which ends at
 // the last generator's last measured completion in an ops run.
-func (r *pointRun) result(stop string) *results.PointResult {
+func (r *pointRun) result(stop string) (*results.PointResult, error) {
 	m := r.m
 	now := m.Env.Engine.Now()
 	tEnd := now
@@ -204,15 +232,37 @@ func (r *pointRun) result(stop string) *results.PointResult {
 	if stop == "ops" && m.endSnap != nil {
 		endSnap = *m.endSnap
 	}
+	if err := r.closeMeters(tEnd); err != nil {
+		return nil, err
+	}
 	w := r.w
 	pr := &results.PointResult{Label: workloads.Label(w.Point), Point: w.Point, StopReason: stop,
 		Partial:   stop == "interrupted" || stop == "sim_time_max",
 		SimTimePS: uint64(now), SetupPS: uint64(r.t0), WarmupPS: uint64(r.warm - r.t0), WindowPS: uint64(tEnd - r.warmSnap.at),
 		Events: m.Env.Engine.Executed(), Stats: m.Registry.Snapshot()}
+	ms := m.Env.Meters
 	for _, g := range m.gens {
-		pr.Generators = append(pr.Generators, g.result(tEnd, r.warmSnap.at))
+		pr.Generators = append(pr.Generators, g.result(tEnd, r.warmSnap.at, ms))
 	}
+	pr.Utilisation = utilisation(ms)
+	_, _, iv := ms.Span()
+	pr.TimeseriesIntervalPS = uint64(iv)
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
-	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
-	return pr
+	pr.Warnings = append(coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS), emptyLatencyWarnings(pr)...)
+	return pr, nil
+}
+
+// emptyLatencyWarnings names the generators and parts with no latency
+// sample in the window: nothing they started after warm-up completed, so
+// they have no quantile (results.csv leaves the cells empty, the summary
+// prints "-").
+func emptyLatencyWarnings(pr *results.PointResult) []string {
+	var out []string
+	for _, g := range pr.Generators {
+		if g.LatencyNS.Count == 0 {
+			out = append(out, fmt.Sprintf("generator %s: no operation that arrived after warm-up completed successfully in the measured window: no latency figures; "+
+				"lengthen run.duration_us", g.Name))
+		}
+	}
+	return out
 }
