@@ -101,5 +101,5 @@ func (s *scheduler) request(qp *QP, n uint64, now sim.Tick) {
 		panic(err)
 	}
 	qp.fetchIdx += c
-	qp.fetchBusy = true
+	qp.setFetching(now, true)
 }

@@ -111,7 +111,7 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 			f.ready = f.ready[1:]
 			*sl = fetchSlot{}
 			f.free = append(f.free, id)
-			qp.fetchBusy = false
+			qp.setFetching(now, false)
 			a.sched.activate(qp)
 		}
 	}
