@@ -15,13 +15,13 @@ import (
 // execution engine, WQEFetch.ItemsPerCycle per cycle.
 type wqeFetch struct {
 	block
-	a     *Adapter
+	a       *Adapter
 	reads   *sim.Meter // WQE reads waiting for their data
 	reading int
-	in    *sim.Port[fetchReq]
-	slots []fetchSlot
-	free  []uint32
-	ready []uint32 // slots whose data is on the NIC, in arrival order
+	in      *sim.Port[fetchReq]
+	slots   []fetchSlot
+	free    []uint32
+	ready   []uint32 // slots whose data is on the NIC, in arrival order
 }
 
 type fetchSlot struct {

@@ -33,11 +33,11 @@ type PointResult struct {
 	// WindowPS is the measured window: from the end of warm-up to the end
 	// of the run (duration) or to the last generator's last measured
 	// completion (ops).
-	WindowPS   uint64          `json:"window_ps"`
-	Events     uint64          `json:"events"`
-	Generators []GenResult     `json:"generators"`
-	PCIe       LinkResult      `json:"pcie"`
-	MTT        TPTResult       `json:"mtt"`
+	WindowPS   uint64      `json:"window_ps"`
+	Events     uint64      `json:"events"`
+	Generators []GenResult `json:"generators"`
+	PCIe       LinkResult  `json:"pcie"`
+	MTT        TPTResult   `json:"mtt"`
 	// Utilisation is every resource's busy fraction over the measured
 	// window, in name order (every sim.Meter of the model).
 	Utilisation []ResourceUse `json:"utilisation"`
