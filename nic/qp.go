@@ -36,7 +36,7 @@ type QP struct {
 	nicPI        uint64 // producer index the NIC has seen
 	fetchIdx     uint64 // next WR to fetch
 	fetchBusy    bool
-	fetchMeter   *sim.Meter // the QP's one fetch in flight; nil beyond qpMetersMax
+	fetchMeter   *sim.Meter // the QP's one fetch, until its WQEs are on the NIC; nil beyond qpMetersMax
 	inSched      bool
 	err          bool   // error state (docs/ndk.md 5.1) or flushed
 	nicCompleted uint64 // next WR the completion engine retires
@@ -57,12 +57,22 @@ type QP struct {
 // series each.
 const qpMetersMax = 64
 
-// setFetching marks the QP's fetch in flight or done, at now.
+// setFetching marks the QP's fetch in flight or done (its last WQE handed
+// to the engine), at now.
 func (q *QP) setFetching(now sim.Tick, busy bool) {
 	q.fetchBusy = busy
+	if busy {
+		q.fetchReading(now, true)
+	}
+}
+
+// fetchReading meters the QP's fetch from its request until its WQEs are
+// on the NIC; the wait for room in the engine after that is the engine's
+// back-pressure, not the fetch's.
+func (q *QP) fetchReading(now sim.Tick, reading bool) {
 	if q.fetchMeter != nil {
 		v := uint64(0)
-		if busy {
+		if reading {
 			v = 1
 		}
 		q.fetchMeter.Set(now, v)

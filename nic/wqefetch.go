@@ -55,6 +55,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		}
 		if r.mmio {
 			f.in.Pop()
+			f.a.qps[r.qp].fetchReading(now, false)
 			id := f.take(r)
 			f.slots[id].readyAt = now + f.latency
 			f.ready = append(f.ready, id)
@@ -152,6 +153,7 @@ func (f *wqeFetch) take(r fetchReq) uint32 {
 func (f *wqeFetch) Handle(now sim.Tick, arg uint64) {
 	f.reading--
 	f.reads.Set(now, uint64(f.reading))
+	f.a.qps[f.slots[arg].req.qp].fetchReading(now, false)
 	f.slots[arg].readyAt = f.drv.Clock().NextEdge(now) + f.latency
 	f.ready = append(f.ready, uint32(arg))
 	f.drv.Wake()
