@@ -180,8 +180,10 @@ type Spec struct {
 	// 512-bit datapaths of FPGA RNICs (docs/sources.md 7, Coyote, ERNIC).
 	ResponderBytesPerCycle uint32 `json:"responder_bytes_per_cycle"`
 
-	// WQEFetchBatchMax is the most WQEs one fetch reads (docs/sources.md 2:
-	// Connect-IB and newer read all new WQEs of a QP in one DMA). Assumed 16.
+	// WQEFetchBatchMax is the most WQEs one fetch reads. 64: Connect-IB and
+	// newer read all new WQEs of a QP in one DMA (docs/sources.md 2); 64 is
+	// the provider's longest DEFER chain (DeferChainMax), so one chain is
+	// one read. (Kalia's batch of 16 is the doorbell's, not the NIC's.)
 	WQEFetchBatchMax uint32 `json:"wqe_fetch_batch_max"`
 	// WQEFetchOutstandingMax bounds the WQE fetch reads in flight (all QPs).
 	// Assumed 16.
@@ -264,7 +266,7 @@ func DefaultSpec() Spec {
 
 		ResponderBytesPerCycle: 64,
 
-		WQEFetchBatchMax:       16,
+		WQEFetchBatchMax:       64,
 		WQEFetchOutstandingMax: 16,
 		ExecEngines:            1,
 		PageListFetchesMax:     1,

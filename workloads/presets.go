@@ -247,7 +247,7 @@ var nicSources = func() []ValueSource {
 		{"nic.post_doorbell_store_ps", "assumed: the core's uncached 8 B store and barrier; the 50-300 ns gap between UC TLPs (docs/sources.md 2) is the link's MMIO path (pcie.mmio_issue_gap_ns)"},
 		{"nic.post_wc_line_ps", "assumed: one 64 B write-combined store burst and fence per line (docs/sources.md 2, BlueFlame); the ~175 M lines/s ceiling is the link's (pcie.mmio_wc_issue_gap_ns)"},
 		{"nic.poll_cqe_ps", "assumed: an LLC hit on the DMA-written 64 B CQE plus consumer bookkeeping, ~70 cycles at 3 GHz (no published figure, docs/sources.md 10)"},
-		{"nic.wqe_fetch_batch_max", "assumed (docs/sources.md 2: CIB+ read all new WQEs in one DMA; Kalia batch 16)"},
+		{"nic.wqe_fetch_batch_max", "docs/sources.md 2: Connect-IB and newer read all new WQEs of a QP in one DMA; 64 = nic.defer_chain_max, so a chain is one read"},
 		{"nic.wqe_fetch_outstanding_max", "assumed"},
 		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near docs/sources.md 5's ~1.3 M/s"},
 		{"nic.page_list_fetches_max", "assumed (docs/sources.md 5: the engine blocks on the dependent read)"},
