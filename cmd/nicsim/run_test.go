@@ -62,7 +62,7 @@ func TestRunPrintsSummaryAndWritesOutputFolder(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(out, "results.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	require.Len(t, lines, 3)
-	require.True(t, strings.HasPrefix(lines[1], ",rd,dma_read,"))
+	require.True(t, strings.HasPrefix(lines[1], "0,generator,rd,,dma_read,"), lines[1])
 	res, _ := os.ReadFile(filepath.Join(out, "results.json"))
 	require.NotContains(t, string(res), "wall")
 }

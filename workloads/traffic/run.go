@@ -214,5 +214,6 @@ func (r *pointRun) result(stop string) *results.PointResult {
 	}
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
 	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
+	results.Round(pr)
 	return pr
 }
