@@ -19,7 +19,7 @@ func csvResult() *Result {
 		over := []workloads.Override{{Path: axes[0].Path, Value: lanes}, {Path: axes[1].Path, Value: "true"}}
 		g := GenResult{Name: "g", Kind: "fast_register_invalidate", Completed: 10, WindowPS: 1e6, ThroughputMops: 10 * 307.52768000000003 / 307.52768000000003,
 			LatencyNS: Latency{Count: 10, Mean: 1.5, P50: 1, P99: 2, P999: 2, Max: 2, Min: 1},
-			Parts: []PartResult{{Name: "g/fast_register", Kind: "fast_register", Completed: 10, ThroughputMops: 10}}}
+			Parts:     []PartResult{{Name: "g/fast_register", Kind: "fast_register", Completed: 10, ThroughputMops: 10}}}
 		p := PointResult{Label: workloads.Label(over), Point: over, StopReason: "duration", WindowPS: 1e6, Generators: []GenResult{g}}
 		p.PCIe.UpUtilization = 0.5
 		p.MTT = TPTResult{MPTLookups: 10, MPTHitRate: 0.9, MTTLookups: mttLookups, MTTHitRate: 0}

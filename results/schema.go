@@ -54,7 +54,7 @@ type GenResult struct {
 	WindowPS       uint64        `json:"window_ps"`
 	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // completions inside the window / window
 	GoodputGbps    float64       `json:"goodput_gbps" nodata:"window_ps"`    // bytes of successful operations / window
-	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
+	LatencyNS      Latency       `json:"latency_ns"`                         // successful operations, arrival to completion
 	// Parts are the request types inside an operation (a kind's
 	// PartSource), each with its own latency: post to completion of the
 	// successful requests started after warm-up.
