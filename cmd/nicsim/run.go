@@ -92,7 +92,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // error, with its exit code).
 func (c *runCmd) parse(args []string) (int, bool) {
 	fs := newFlagSet("run", runUsage, c.stderr)
-	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>; with several files, the parent of one folder per file)")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-<config hash>; with several files, the parent of one folder per file)")
 	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable), e.g. --set adapter.pcie.lanes=16")
 	fs.StringVar(&c.trace, "trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
@@ -152,7 +152,7 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 func (c *runCmd) dirs(loaded []*workloads.File) []string {
 	dirs := make([]string, len(loaded))
 	for i, lf := range loaded {
-		leaf := fmt.Sprintf("%s-%d", lf.Stem, lf.Points[0].Run.Seed)
+		leaf := defaultLeaf(lf)
 		switch {
 		case c.out == "":
 			dirs[i] = filepath.Join("results", "runs", leaf)
@@ -163,6 +163,13 @@ func (c *runCmd) dirs(loaded []*workloads.File) []string {
 		}
 	}
 	return dirs
+}
+
+// defaultLeaf is the name of a loaded file's default output folder:
+// <file-stem>-<seed>-<config hash>, so runs of one file with different
+// --set overrides never share a folder.
+func defaultLeaf(lf *workloads.File) string {
+	return fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
 }
 
 // startProfile profiles nicsim itself (cpu or mem) into dir; it returns
@@ -232,7 +239,7 @@ func (c *runCmd) runOne(j *runJob) int {
 		return exitFailed
 	}
 	stop := res.Points[len(res.Points)-1].StopReason
-	m := results.NewMeta(version, j.file, c.args, j.lf.Points[0].Run.Seed, started)
+	m := results.NewMeta(version, j.lf, c.args, started)
 	m.Partial, m.StopReason, m.Trace, m.Profile = res.Partial, stop, j.trace, j.profile
 	m.WallSeconds = time.Since(started).Seconds()
 	if err := results.WriteRun(j.dir, res, results.NewConfig(j.lf, c.sets), m); err != nil {

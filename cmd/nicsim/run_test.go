@@ -290,3 +290,28 @@ func TestQuickstartResultsJSONIsByteIdentical(t *testing.T) {
 		require.Contains(t, got[0], want)
 	}
 }
+
+// TestDefaultFolderHoldsTheConfigHash: two studies of one file with
+// different --set overrides go to two default folders, each named
+// <stem>-<seed>-<hash> with the hash of meta.json's config_hash.
+func TestDefaultFolderHoldsTheConfigHash(t *testing.T) {
+	wl, err := filepath.Abs("../../workloads/pcie-dma.yaml")
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	for _, set := range []string{"adapter.pcie.lanes=8", "adapter.pcie.lanes=16"} {
+		var so, se bytes.Buffer
+		require.Equal(t, 0, dispatch([]string{"run", wl, "--quiet", "--set", set, "--set", "run.duration_us=5"}, &so, &se), se.String())
+	}
+	dirs, err := filepath.Glob(filepath.Join("results", "runs", "pcie-dma-1-*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 2, "one folder per configuration")
+	for _, d := range dirs {
+		var m results.Meta
+		b, err := os.ReadFile(filepath.Join(d, "meta.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &m))
+		require.Equal(t, "pcie-dma-1-"+m.ConfigHash[:results.ConfigHashLen], filepath.Base(d))
+		require.NotEmpty(t, m.Module)
+		require.NotEmpty(t, m.Source)
+	}
+}

@@ -77,7 +77,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 	fs := newFlagSet("sweep", sweepUsage, stderr)
 	fs.IntVar(&c.jobs, "jobs", runtime.NumCPU(), "points run at once (1..1024); results do not depend on it")
 	shard := fs.String("shard", "", "run only shard i of n (i/n, 0-based), for spreading a sweep over machines; combine with nicsim merge")
-	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-sweep[-shard-i-of-n])")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-<config hash>-sweep[-shard-i-of-n])")
 	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable)")
 	metrics := plotFlags(fs, &c.plots, &c.noPlots)
@@ -123,7 +123,7 @@ func (c *sweepCmd) dir() string {
 	if c.out != "" {
 		return c.out
 	}
-	leaf := fmt.Sprintf("%s-%d-sweep", c.lf.Stem, c.lf.Points[0].Run.Seed)
+	leaf := defaultLeaf(c.lf) + "-sweep"
 	if c.shards > 1 {
 		leaf += fmt.Sprintf("-shard-%d-of-%d", c.shard, c.shards)
 	}
@@ -133,12 +133,11 @@ func (c *sweepCmd) dir() string {
 // write writes the output folder: results, config, the plots of a whole,
 // complete sweep, and last meta.json.
 func (c *sweepCmd) write(dir string, res *results.Result, args []string, started time.Time) (*results.SweepMeta, error) {
-	w0 := c.lf.Points[0]
 	stop := "complete"
 	if res.Partial {
 		stop = "interrupted"
 	}
-	m := &results.SweepMeta{Meta: results.NewMeta(version, c.file, args, w0.Run.Seed, started), Jobs: c.jobs, Points: len(res.Points)}
+	m := &results.SweepMeta{Meta: results.NewMeta(version, c.lf, args, started), Jobs: c.jobs, Points: len(res.Points)}
 	m.Partial, m.StopReason = res.Partial, stop
 	if c.shards > 1 {
 		m.Shard = fmt.Sprintf("%d/%d", c.shard, c.shards)
