@@ -267,6 +267,6 @@ func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
 	printSummary(c.stdout, j.file, j.lf, res)
 	fmt.Fprintf(c.stdout, "results: %s\n", j.dir)
 	if ct != nil {
-		fmt.Fprintf(c.stdout, "trace: %s (%d spans; open in ui.perfetto.dev)\n", j.trace, ct.Events())
+		fmt.Fprintf(c.stdout, "trace: %s (%d records; open in ui.perfetto.dev, tracks in docs/trace.md)\n", j.trace, ct.Events())
 	}
 }

@@ -246,6 +246,24 @@ func (m *Model) buildHostB(w *workloads.Workload, spec nic.Spec) error {
 	if err := b.Register(m.Registry); err != nil {
 		return err
 	}
+	if err := registerWire(m.Registry, wire); err != nil {
+		return err
+	}
 	m.B, m.BLink, m.Wire = b, link, wire
+	return nil
+}
+
+// registerWire registers the wire's packet and byte counters per direction
+// (AtoB: host a to host b) under WireName.
+func registerWire(reg *sim.Registry, w *nic.Wire) error {
+	for d, dir := range []string{"AtoB", "BtoA"} {
+		p := WireName + "." + dir
+		if err := reg.Counter(p+".Packets", "packets", "packets sent "+dir, &w.Stats.Packets[d]); err != nil {
+			return err
+		}
+		if err := reg.Counter(p+".Bytes", "bytes", "bytes sent "+dir+", headers included", &w.Stats.Bytes[d]); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -73,6 +73,7 @@ type pointRun struct {
 	warm     sim.Tick
 	end      sim.Tick
 	warmSnap snapshot
+	sampler  *traceSampler // counter tracks of a traced point
 }
 
 // RunPoint builds the model of one workload and runs it in slices of
@@ -97,9 +98,16 @@ func RunPoint(w *workloads.Workload, opts RunOptions) (*results.PointResult, err
 	}
 	r := &pointRun{w: w, m: m}
 	r.start()
+	if opts.Tracer != nil {
+		r.sampler = newTraceSampler(opts.Tracer, m, r.t0, r.end)
+	}
 	stop, err := r.advance(opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.sampler != nil {
+		r.sampler.sample(m.Env.Engine.Now())
+		r.sampler.finish(m.Env.Meters)
 	}
 	return r.result(stop), nil
 }
@@ -134,12 +142,18 @@ func (r *pointRun) start() {
 func (r *pointRun) advance(opts RunOptions) (string, error) {
 	eng := r.m.Env.Engine
 	slice := min(SliceMax, max(r.end/100, sim.NS))
+	if r.sampler != nil {
+		slice = min(slice, r.sampler.every) // slices only stop the engine between events: results stay the same
+	}
 	stop := "duration"
 	if r.w.Run.DurationUS == 0 {
 		stop = "sim_time_max"
 	}
 	for eng.Now() < r.end {
 		eng.RunUntil(min(eng.Now()+slice, r.end))
+		if r.sampler != nil {
+			r.sampler.sample(eng.Now())
+		}
 		if err := r.m.failed(); err != nil {
 			return "", err
 		}
