@@ -3,10 +3,14 @@ package results
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nicsim/nicsim/workloads"
 )
@@ -96,4 +100,41 @@ func TestRoundKeepsEachFigureToItsPrecision(t *testing.T) {
 	require.Equal(t, 13687.143, g.LatencyNS.Mean)
 	require.Equal(t, 13459.456, g.LatencyNS.P50)
 	require.Equal(t, "307.528", strconv.FormatFloat(g.GoodputGbps, 'g', -1, 64))
+}
+
+// TestTwentyCurvesGetDistinctStylesAndTheLegendSitsOutside: a sweep plot
+// of 20 curves gives each its own colour and dash pattern, keeps its
+// legend out of the data area, and puts an axis spanning decades on a log
+// scale.
+func TestTwentyCurvesGetDistinctStylesAndTheLegendSitsOutside(t *testing.T) {
+	axes := []workloads.SweepAxis{{Path: "a", Values: []string{"1", "10", "100", "1000"}}, {Path: "b"}}
+	for i := range 20 {
+		axes[1].Values = append(axes[1].Values, strconv.Itoa(i))
+	}
+	r := &Result{Workload: "w", Sweep: axes}
+	for _, a := range axes[0].Values {
+		for _, b := range axes[1].Values {
+			over := []workloads.Override{{Path: "a", Value: a}, {Path: "b", Value: b}}
+			r.Points = append(r.Points, PointResult{Label: workloads.Label(over), Point: over,
+				Generators: []GenResult{{Name: "g", ThroughputMops: 1}}})
+		}
+	}
+	m, _ := MetricByName("throughput_mops")
+	f, err := metricPlot(r, "a", &m)
+	require.NoError(t, err)
+	require.Equal(t, 20, f.curves)
+	inside := f.p.Legend.Rectangle(draw.Canvas{})
+	require.Zero(t, inside.Max.X-inside.Min.X, "nothing drawn over the data")
+	require.Greater(t, f.legendWidth(), vg.Length(0), "the legend has its own column right of the data")
+	require.IsType(t, plot.LogScale{}, f.p.X.Scale, "1..1000 spans three decades")
+	seen := map[string]bool{}
+	for i := range PlotCurvesMax {
+		st := curveStyle(i)
+		key := fmt.Sprint(st.Color, st.Dashes)
+		require.False(t, seen[key], "curve %d repeats a style", i)
+		seen[key] = true
+	}
+	files, err := save(f, t.TempDir(), "p", 4*vg.Inch)
+	require.NoError(t, err)
+	require.Len(t, files, 2)
 }

@@ -72,16 +72,21 @@ func CheckPlotSpec(ps PlotSpec, axes []workloads.SweepAxis) error {
 	return nil
 }
 
-// WritePlots draws each metric of ps against the X axis, and each
-// generator's latency CDF at every point, as PNG and SVG in dir, and
-// returns the files written. A result without a sweep has no metric plots.
+// WritePlots draws each metric of ps against the X axis, each generator's
+// latency CDF at every point and the time series, as PNG and SVG in dir,
+// and returns the files written. A result without a sweep has no metric plots.
 func WritePlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 	files, err := writeMetricPlots(dir, r, ps)
 	if err != nil {
 		return files, err
 	}
 	cdf, err := writeCDFPlots(dir, r)
-	return append(files, cdf...), err
+	files = append(files, cdf...)
+	if err != nil {
+		return files, err
+	}
+	ts, err := WriteTimeseriesPlots(dir, r)
+	return append(files, ts...), err
 }
 
 func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {

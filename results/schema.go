@@ -37,6 +37,9 @@ type PointResult struct {
 	PCIe       LinkResult      `json:"pcie"`
 	MTT        TPTResult       `json:"mtt" csv:",inline"`
 	Stats      []sim.StatValue `json:"stats"`
+	// Series is what happened per interval, warm-up included
+	// (timeseries.csv); baselines leave it out.
+	Series *Series `json:"series,omitempty"`
 	// Warnings say why the point's figures may not be what the study wants
 	// (for example a cache still filling in the measured window).
 	Warnings []string `json:"warnings,omitempty"`

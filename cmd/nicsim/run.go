@@ -37,7 +37,7 @@ var interruptSource = func() (poll func() bool, stop func()) {
 	return hit.Load, func() { signal.Stop(ch); close(done) }
 }
 
-const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--quiet] FILE..."
+const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--no-plots] [--quiet] FILE..."
 
 // runCmd is one `nicsim run`: its flags and files.
 type runCmd struct {
@@ -48,6 +48,7 @@ type runCmd struct {
 	trace  string
 	prof   string
 	quiet  bool
+	noPlot bool
 	files  []string
 	stdout io.Writer
 	stderr io.Writer
@@ -98,6 +99,7 @@ func (c *runCmd) parse(args []string) (int, bool) {
 	fs.StringVar(&c.trace, "trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
 	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.BoolVar(&c.noPlot, "no-plots", false, "draw no time-series plots")
 	usageTail(fs, c.stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -245,6 +247,12 @@ func (c *runCmd) runOne(j *runJob) int {
 	if err := results.WriteRun(j.dir, res, results.NewConfig(j.lf, c.sets), m); err != nil {
 		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.dir, err)
 		return exitFailed
+	}
+	if !c.noPlot {
+		if _, err := results.WriteTimeseriesPlots(j.dir, res); err != nil {
+			fmt.Fprintf(c.stderr, "nicsim run: %v\n", err)
+			return exitFailed
+		}
 	}
 	c.report(j, res, ct)
 	if stop == "interrupted" {

@@ -53,6 +53,7 @@ type generator struct {
 
 	tracer sim.Tracer
 	tracks []string
+	series *genSeries
 }
 
 type genSlot struct {
@@ -230,6 +231,9 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 	st.free = append(st.free, uint32(index))
 	if g.tracer != nil {
 		g.trace(index, sl, reason, now)
+	}
+	if g.series != nil {
+		g.series.record(now, now-sl.arrived, sl.op.Bytes, reason != "")
 	}
 	if now >= g.warmEnd && !g.done {
 		g.windowDone++

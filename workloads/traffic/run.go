@@ -74,6 +74,7 @@ type pointRun struct {
 	end      sim.Tick
 	warmSnap snapshot
 	sampler  *traceSampler // counter tracks of a traced point
+	clock    seriesClock   // intervals of the point's time series
 }
 
 // RunPoint builds the model of one workload and runs it in slices of
@@ -123,8 +124,10 @@ func (r *pointRun) start() {
 		r.end = r.warm + usToTick(run.DurationUS)
 	}
 	r.m.WarmEnd = r.warm
+	r.clock = newSeriesClock(r.t0, r.warm, r.end)
 	for _, g := range r.m.gens {
 		g.warmEnd, g.stopArr, g.nextArr = r.warm, r.end, float64(r.t0)
+		g.series = newGenSeries(&r.clock)
 	}
 	if r.warm == r.t0 {
 		r.warmSnap = takeSnapshot(r.m, r.t0)
@@ -228,6 +231,19 @@ func (r *pointRun) result(stop string) *results.PointResult {
 	}
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
 	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
+	pr.Series = r.series(tEnd)
 	results.Round(pr)
 	return pr
+}
+
+// series is the point's time series up to the interval holding tEnd.
+func (r *pointRun) series(tEnd sim.Tick) *results.Series {
+	c := &r.clock
+	end := c.index(max(tEnd, c.base+1)-1) + 1
+	s := &results.Series{IntervalPS: uint64(c.width), StartPS: uint64(c.base - c.t0), WarmupPS: uint64(c.warm - c.t0), EndPS: uint64(tEnd - c.t0),
+		Resources: resourceSeries(r.m.Env.Meters, c.t0)}
+	for _, g := range r.m.gens {
+		s.Generators = append(s.Generators, g.series.result(g.cfg.Name, end))
+	}
+	return s
 }
