@@ -38,10 +38,14 @@ func NewMeta(version string, f *workloads.File, args []string, started time.Time
 // SweepMeta is meta.json of a sweep: how it was run.
 type SweepMeta struct {
 	Meta
+	Sets   []string `json:"sets,omitempty"` // the --set overrides
 	Jobs   int      `json:"jobs"`
 	Shard  string   `json:"shard,omitempty"` // "i/n" for a shard
 	Points int      `json:"points_run"`
-	Plots  []string `json:"plots,omitempty"`
+	// Resumed is how many of Points an earlier, interrupted run of the
+	// sweep had finished (--resume).
+	Resumed int      `json:"points_resumed,omitempty"`
+	Plots   []string `json:"plots,omitempty"`
 }
 
 // MergeMeta is meta.json of merged shards.

@@ -177,8 +177,8 @@ func TestSweepExpandsPointsInOrder(t *testing.T) {
 	for i := range vals {
 		vals[i] = "1"
 	}
-	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals[:5], ",")+"]\n")
-	require.Contains(t, msg, "more than 256 points")
+	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals, ",")+"]\n  run.warmup_us: [1, 2]\n")
+	require.Contains(t, msg, "more than 4096 points")
 }
 
 func TestDistributionsSampleWithinTheirBounds(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 const (
 	SweepAxesMax   = 8
 	SweepValuesMax = 64  // values per axis
-	SweepPointsMax = 256 // points of a sweep (product of the axes)
+	SweepPointsMax = 4096 // points of a sweep (product of the axes)
 )
 
 // SweepAxis is one key of a sweep and its values.
