@@ -10,7 +10,7 @@ import (
 // Limits on a sweep.
 const (
 	SweepAxesMax   = 8
-	SweepValuesMax = 64  // values per axis
+	SweepValuesMax = 64   // values per axis
 	SweepPointsMax = 4096 // points of a sweep (product of the axes)
 )
 
