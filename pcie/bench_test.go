@@ -19,7 +19,7 @@ func BenchmarkLinkSaturated(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-%dB", c.dir, c.size), func(b *testing.B) {
 			spec := IdealSpec(DefaultSpec())
 			env := sim.NewEnv(1)
-			l, err := New("pcie", spec, env)
+			l, err := New("pcie", spec, env, rnicClock)
 			if err != nil {
 				b.Fatal(err)
 			}
