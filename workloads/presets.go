@@ -118,7 +118,7 @@ var presets = []Preset{
 		Sources: []ValueSource{
 			{"pcie.gen", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
 			{"pcie.lanes", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
-			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound at 4 KiB on gen4 x16 (docs/pcie.md: 32 tags cap 4 KiB reads at 111 Gb/s)"},
+			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound on gen4 x16 (docs/pcie.md: 32 tags cap reads at 194 Gb/s)"},
 			{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH credits, limit reads"},
 			{"pcie.dma_read_queue_depth", "assumed: a DMA command queue of 256 entries per path for a 4x faster link"},
 			{"pcie.dma_write_queue_depth", "assumed: a DMA command queue of 256 entries per path for a 4x faster link"},

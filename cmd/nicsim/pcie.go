@@ -126,24 +126,18 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	}
 	c.spec = p.Adapter.PCIe
 	c.clock = sim.ClockDomain{Name: "NIC.Clock", Period: sim.Tick(p.Adapter.NIC.ClockPeriodPS)}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "gen":
-			c.spec.Gen = *gen
-		case "lanes":
-			c.spec.Lanes = *lanes
-		case "mps":
-			c.spec.MPSBytes = *mps
-		case "mrrs":
-			c.spec.MRRSBytes = *mrrs
-		case "rcb":
-			c.spec.RCBBytes = *rcb
-		case "split":
-			c.spec.CompletionSplit = *split
-		case "tags":
-			c.spec.TagsMax = *tags
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, set := range map[string]func(){
+		"gen": func() { c.spec.Gen = *gen }, "lanes": func() { c.spec.Lanes = *lanes },
+		"mps": func() { c.spec.MPSBytes = *mps }, "mrrs": func() { c.spec.MRRSBytes = *mrrs },
+		"rcb": func() { c.spec.RCBBytes = *rcb }, "split": func() { c.spec.CompletionSplit = *split },
+		"tags": func() { c.spec.TagsMax = *tags },
+	} {
+		if given[name] {
+			set()
 		}
-	})
+	}
 	if c.spec.HostNPHCredits != 0 && c.spec.HostNPHCredits < c.spec.TagsMax {
 		c.spec.HostNPHCredits = c.spec.TagsMax // so that --tags, not NPH credits, limits reads
 	}

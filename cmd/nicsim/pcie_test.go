@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,7 @@ func TestPCIeBadFlagsExit2(t *testing.T) {
 		{[]string{"--format", "json"}, "--format"},
 		{[]string{"--tags", "0"}, "--tags 0"},
 		{[]string{"--bogus"}, "bogus"},
+		{[]string{"--preset", "x9"}, `--preset "x9" is not a preset`},
 	} {
 		var out, errb bytes.Buffer
 		code := dispatch(append([]string{"pcie"}, c.args...), &out, &errb)
@@ -85,4 +87,28 @@ func TestPCIeUnloadedReadFitMatchesE5(t *testing.T) {
 		require.Equal(t, 0, dispatch(args, &out, &errb))
 		require.NotContains(t, out.String(), "unloaded DMA read latency", "%v", args)
 	}
+}
+
+// TestPCIeRowNamesTheBindingResource: each row names its busiest meter. On
+// the default preset (the NFP-6000 engine) 64 B writes are bound by the
+// engine's write channel and 4 KiB writes by the upstream link; with the
+// RNIC engine of e5-gen3x8 (1 GHz, 2 channels) the link binds both.
+func TestPCIeRowNamesTheBindingResource(t *testing.T) {
+	bound := func(args ...string) []string {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch(append([]string{"pcie", "--dir", "write", "--sizes", "64,4096", "--format", "csv"}, args...), &out, &errb), errb.String())
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		require.Equal(t, "bound_by", strings.Split(lines[0], ",")[13])
+		var b []string
+		for _, l := range lines[1:] {
+			f := strings.Split(l, ",")
+			b = append(b, f[13])
+			u, err := strconv.ParseFloat(f[14], 64)
+			require.NoError(t, err)
+			require.InDelta(t, 1, u, 0.01, l)
+		}
+		return b
+	}
+	require.Equal(t, []string{"NIC.DMA.WriteChannels", "NIC.PCIe.Up"}, bound())
+	require.Equal(t, []string{"NIC.PCIe.Up", "NIC.PCIe.Up"}, bound("--preset", "e5-gen3x8"))
 }
