@@ -160,8 +160,8 @@ func (c *completion) writeCQE(qp *QP, w *wr) {
 	c.a.Stats.CQEs++
 }
 
-// Handle runs when a CQE write (cqn<<32 | ring slot) has left the NIC: the
-// CQE is visible.
+// Handle runs when a CQE write (cqn<<32 | ring slot) is visible in host
+// memory (pcie's DMA.Write done).
 func (c *completion) Handle(now sim.Tick, arg uint64) {
 	a := c.a
 	cq := a.cqs[arg>>32]

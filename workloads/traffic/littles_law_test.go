@@ -44,7 +44,7 @@ func TestLatencyBucketsCoverEverySampleFromMinToMax(t *testing.T) {
 	f, err := workloads.Load(writeTemp(t, `name: cdf
 adapter: {preset: e5-gen3x8}
 run: {seed: 5, warmup_us: 10, duration_us: 100}
-generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, size_bytes: {uniform: {min: 64, max: 4096}}}]
+generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, outstanding: 16, size_bytes: {uniform: {min: 64, max: 4096}}}]
 `), workloads.Options{})
 	require.NoError(t, err)
 	res, err := RunFile(f, RunOptions{})

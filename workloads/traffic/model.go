@@ -118,7 +118,7 @@ const hostBase = 0x10_0000_0000
 // NIC.TPT).
 func Build(w *workloads.Workload) (*Model, error) {
 	env := sim.NewEnv(w.Run.Seed)
-	link, err := pcie.New(LinkName, w.Adapter.PCIe, env)
+	link, err := pcie.New(LinkName, w.Adapter.PCIe, env, nicClock(w))
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +152,11 @@ func Build(w *workloads.Workload) (*Model, error) {
 		host = (host + 1<<mtt.PageShift2M - 1) &^ (1<<mtt.PageShift2M - 1)
 	}
 	return m, nil
+}
+
+// nicClock is the adapter's NIC clock, which the DMA engine runs on.
+func nicClock(w *workloads.Workload) sim.ClockDomain {
+	return sim.ClockDomain{Name: NICName + ".Clock", Period: sim.Tick(w.Adapter.NIC.ClockPeriodPS)}
 }
 
 func (m *Model) register(r workloads.Region, host uint64) (BuiltRegion, error) {
@@ -228,7 +233,7 @@ func (k kickHandler) Handle(now sim.Tick, _ uint64) {
 // (so its own host memory), joined to the NIC by a wire of nic's defaults;
 // their statistics register under B.NIC.PCIe and B.NIC.
 func (m *Model) buildHostB(w *workloads.Workload, spec nic.Spec) error {
-	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env)
+	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env, nicClock(w))
 	if err != nil {
 		return err
 	}
