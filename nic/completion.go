@@ -182,17 +182,27 @@ func (a *Adapter) cqeSeen(cq *CQ, slot uint32, now sim.Tick) {
 	}
 }
 
-// trace records one retired request (only with a tracer attached).
+// trace records one retired request (only with a tracer attached): a span
+// from post to retirement on its QP's track (lanes keep overlapping
+// requests apart), with its arguments and its phases between the
+// milestones it passed (doorbell, WQE fetched, executed).
 func (a *Adapter) trace(qp *QP, w *wr, now sim.Tick) {
-	track := fmt.Sprintf("%s.QP[%d]", a.name, qp.num)
-	name := fmt.Sprintf("%v #%d %v", w.op, qp.nicCompleted, w.status)
-	a.trc.Span(track, name, w.tPost, now)
+	name := w.op.String()
+	if w.status != StatusSuccess {
+		name += " " + w.status.String()
+	}
+	s := &sim.Span{Track: fmt.Sprintf("%s work requests/QP[%d]", a.name, qp.num), Name: name, Start: w.tPost, End: now,
+		Args: []sim.Arg{{Key: "qp", Value: qp.num}, {Key: "index", Value: qp.nicCompleted}, {Key: "op", Value: w.op.String()},
+			{Key: "pages", Value: w.npages}, {Key: "length", Value: w.length}, {Key: "status", Value: w.status.String()}}}
+	at := w.tPost
 	for _, m := range []struct {
 		n string
 		t sim.Tick
-	}{{"doorbell", w.tDoorbell}, {"fetched", w.tFetched}, {"executed", w.tExec}} {
-		if m.t != 0 {
-			a.trc.Instant(track, m.n, m.t)
+	}{{"post->doorbell", w.tDoorbell}, {"doorbell->fetched", w.tFetched}, {"fetched->executed", w.tExec}, {"executed->retired", now}} {
+		if m.t >= at && m.t != 0 {
+			s.Phases = append(s.Phases, sim.Phase{Name: m.n, Start: at, End: m.t})
+			at = m.t
 		}
 	}
+	a.trc.Span(s)
 }

@@ -33,18 +33,18 @@ type PointResult struct {
 	// WindowPS is the measured window: from the end of warm-up to the end
 	// of the run (duration) or to the last generator's last measured
 	// completion (ops).
-	WindowPS   uint64      `json:"window_ps"`
+	WindowPS   uint64      `json:"window_ps" csv:"point_window_ps"`
 	Events     uint64      `json:"events"`
 	Generators []GenResult `json:"generators"`
 	PCIe       LinkResult  `json:"pcie"`
-	MTT        TPTResult   `json:"mtt"`
+	MTT        TPTResult   `json:"mtt" csv:",inline"`
 	// Utilisation is every resource's busy fraction over the measured
 	// window, in name order (every sim.Meter of the model).
-	Utilisation []ResourceUse `json:"utilisation"`
-	// TimeseriesIntervalPS is the width of one interval of the resources'
-	// Series.
-	TimeseriesIntervalPS uint64          `json:"timeseries_interval_ps"`
-	Stats                []sim.StatValue `json:"stats"`
+	Utilisation []ResourceUse   `json:"utilisation"`
+	Stats       []sim.StatValue `json:"stats"`
+	// Series is what happened per interval, warm-up included
+	// (timeseries.csv); baselines leave it out.
+	Series *Series `json:"series,omitempty"`
 	// Warnings say why the point's figures may not be what the study wants
 	// (for example a cache still filling in the measured window).
 	Warnings []string `json:"warnings,omitempty"`
@@ -60,13 +60,16 @@ type GenResult struct {
 	Dropped        uint64        `json:"dropped"` // open loop: arrivals refused by a full backlog
 	InFlightAtEnd  int           `json:"in_flight_at_end"`
 	WindowPS       uint64        `json:"window_ps"`
-	ThroughputMops float64       `json:"throughput_mops"` // completions inside the window / window
-	GoodputGbps    float64       `json:"goodput_gbps"`    // bytes of successful operations / window
-	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
-	// Figure is the kind's own rate when its operations move no data over
-	// the wire or PCIe (registrations: pages registered per second); goodput
-	// is then 0. nil for the data kinds.
-	Figure *Figure `json:"figure,omitempty"`
+	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // completions inside the window / window
+	// MovesPayload says the kind's operations move payload over the wire or
+	// PCIe (goodput); registrations, binds and translations do not, and
+	// report a Figure of their own instead.
+	MovesPayload bool    `json:"moves_payload"`
+	GoodputGbps  float64 `json:"goodput_gbps" nodata:"window_ps,moves_payload"` // payload bytes of successful operations / window
+	LatencyNS    Latency `json:"latency_ns"`                                    // successful operations, arrival to completion
+	// Figure is the kind's own rate when its operations move no payload
+	// (registrations: pages registered per second).
+	Figure Figure `json:"figure,omitzero"`
 	// BoundBy says what limits the generator's throughput.
 	BoundBy BoundBy `json:"bound_by"`
 	// Parts are the request types inside an operation (a kind's
@@ -84,11 +87,12 @@ type PartResult struct {
 	LatencyNS      Latency `json:"latency_ns"`
 }
 
-// Figure is a kind's own rate, under its own name and unit.
+// Figure is a kind's own rate, under its own name and unit; zero for the
+// kinds that move payload.
 type Figure struct {
 	Name  string  `json:"name"` // e.g. registered_pages
 	Unit  string  `json:"unit"` // e.g. Mpages/s
-	Value float64 `json:"value"`
+	Value float64 `json:"value" nodata:"name"`
 }
 
 // ResourceUse is one resource's busy fraction over the measured window:
@@ -98,9 +102,6 @@ type ResourceUse struct {
 	Unit        string  `json:"unit"`
 	Capacity    uint64  `json:"capacity"`
 	Utilisation float64 `json:"utilisation"`
-	// Series is the busy fraction per interval of TimeseriesIntervalPS
-	// (for timeseries.csv; not in results.json).
-	Series []float64 `json:"-"`
 }
 
 // BoundBy is what limits a generator. Resource is a meter's name when one
@@ -142,29 +143,23 @@ type ReasonCount struct {
 	Count  uint64 `json:"count"`
 }
 
-// Latency summarises a latency histogram in nanoseconds.
+// Latency summarises a latency histogram in nanoseconds, to the
+// picosecond. Without samples every figure but Count is "no data" (empty
+// in results.csv).
 type Latency struct {
 	Count uint64  `json:"count"`
-	Mean  float64 `json:"mean"`
-	Min   float64 `json:"min"`
-	P50   float64 `json:"p50"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-	// CDF is the latency at each of CDFLevels (nanoseconds), for CDF plots;
-	// empty without samples.
-	CDF []Quantile `json:"cdf,omitempty"`
+	Mean  float64 `json:"mean" round:"3" nodata:"count"`
+	Min   float64 `json:"min" round:"3" nodata:"count"`
+	P50   float64 `json:"p50" round:"3" nodata:"count"`
+	P99   float64 `json:"p99" round:"3" nodata:"count"`
+	P999  float64 `json:"p999" round:"3" nodata:"count"`
+	Max   float64 `json:"max" round:"3" nodata:"count"`
+	// BucketsPS is the histogram itself, for CDF plots: space-separated
+	// "lo,hi,count" triples, each count samples in [lo, hi) picoseconds,
+	// in increasing order, at most LatencyBucketsMax of them; empty
+	// without samples.
+	BucketsPS string `json:"buckets_ps,omitempty" csv:"-"`
 }
-
-// Quantile is one point of a latency distribution.
-type Quantile struct {
-	Q  float64 `json:"q"`
-	NS float64 `json:"ns"`
-}
-
-// CDFLevels are the quantiles reported in Latency.CDF: dense in the body,
-// and out to the tail a hardware engineer asks about.
-var CDFLevels = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999, 1}
 
 // LinkResult is the PCIe link over the measured window. Up is NIC->host.
 type LinkResult struct {
@@ -177,26 +172,20 @@ type LinkResult struct {
 }
 
 // TPTResult is the translation unit's caches over the measured window.
-// Hit rate = hits / (hits + misses + merged misses); 0 without lookups.
+// Hit rate = hits / (hits + misses + merged misses); 0 without lookups
+// (empty in results.csv: no data).
 type TPTResult struct {
 	MPTLookups uint64  `json:"mpt_lookups"`
-	MPTHitRate float64 `json:"mpt_hit_rate"`
+	MPTHitRate float64 `json:"mpt_hit_rate" nodata:"mpt_lookups"`
 	MTTLookups uint64  `json:"mtt_lookups"`
-	MTTHitRate float64 `json:"mtt_hit_rate"`
+	MTTHitRate float64 `json:"mtt_hit_rate" nodata:"mtt_lookups"`
 }
 
 // NewLatency summarises a latency histogram in picoseconds as nanoseconds,
-// with the CDF at CDFLevels when it has samples.
+// with its buckets when it has samples.
 func NewLatency(h *sim.Histogram) Latency {
 	s := h.Summarize()
-	ns := func(v float64) float64 { return v / 1e3 }
-	l := Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
-		P999: ns(s.P999), Max: ns(float64(s.Max))}
-	if s.Count > 0 {
-		l.CDF = make([]Quantile, len(CDFLevels))
-		for i, q := range CDFLevels {
-			l.CDF[i] = Quantile{Q: q, NS: ns(h.Quantile(q))}
-		}
-	}
-	return l
+	ns := func(v float64) float64 { return roundFloat(v/1e3, 3) }
+	return Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
+		P999: ns(s.P999), Max: ns(float64(s.Max)), BucketsPS: encodeBuckets(h)}
 }

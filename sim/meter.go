@@ -115,6 +115,10 @@ func (ms *Meters) Cut(at Tick) error {
 // intervals; all zero before Window is called.
 func (ms *Meters) Span() (from, to, interval Tick) { return ms.from, ms.to, ms.interval }
 
+// Intervals is the measured window's start, the width of one interval and
+// the number of intervals (0 before Window).
+func (ms *Meters) Intervals() (from, interval Tick, n int) { return ms.from, ms.interval, ms.n }
+
 // Name is the meter's hierarchical name.
 func (m *Meter) Name() string { return m.name }
 

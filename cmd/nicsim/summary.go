@@ -36,7 +36,7 @@ func printSummary(w io.Writer, file string, f *workloads.File, r *results.Result
 	for _, p := range r.Points {
 		for _, g := range p.Generators {
 			row := []string{g.Name, g.Kind, strconv.FormatUint(g.Completed, 10),
-				fmt.Sprintf("%.3f", g.ThroughputMops), goodput(&g), figure(g.Figure)}
+				fmt.Sprintf("%.3f", g.ThroughputMops), goodput(&g), figure(&g.Figure)}
 			row = append(row, latencies(&g.LatencyNS)...)
 			row = append(row, strconv.FormatUint(g.Failed, 10), pct(p.PCIe.UpUtilization), pct(p.PCIe.DownUtilization),
 				hit(p.MTT.MPTLookups, p.MTT.MPTHitRate), hit(p.MTT.MTTLookups, p.MTT.MTTHitRate), g.BoundBy.String())
@@ -81,7 +81,7 @@ func latencies(l *results.Latency) []string {
 
 // goodput is the Gb/s cell: "-" for a kind that moves no payload.
 func goodput(g *results.GenResult) string {
-	if g.Figure != nil {
+	if !g.MovesPayload {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", g.GoodputGbps)
@@ -89,7 +89,7 @@ func goodput(g *results.GenResult) string {
 
 // figure is the kind's own rate with its unit, or "".
 func figure(f *results.Figure) string {
-	if f == nil {
+	if f.Name == "" {
 		return ""
 	}
 	return fmt.Sprintf("%.3f %s", f.Value, f.Unit)

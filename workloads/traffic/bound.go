@@ -70,7 +70,7 @@ func utilisation(ms *sim.Meters) []results.ResourceUse {
 	var out []results.ResourceUse
 	for _, m := range ms.List() {
 		out = append(out, results.ResourceUse{Name: m.Name(), Unit: m.Unit(), Capacity: m.Capacity(),
-			Utilisation: m.Utilisation(), Series: m.Series()})
+			Utilisation: m.Utilisation()})
 	}
 	return out
 }

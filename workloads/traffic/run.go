@@ -73,17 +73,19 @@ type pointRun struct {
 	warm     sim.Tick
 	end      sim.Tick
 	warmSnap snapshot
-	meterErr error // the meters' window could not be set
+	sampler  *traceSampler // counter tracks of a traced point
+	clock    seriesClock   // intervals of the point's time series
+	meterErr error         // the meters' window could not be set
 }
 
-// seriesInterval is the width of one time-series interval: the run's
-// setting, or a hundredth of the longest measured window.
+// seriesInterval is the width of one interval of the point's time series
+// and of the meters' window: run.timeseries_interval_us, or a hundredth of
+// the longest measured window (at least a nanosecond).
 func (r *pointRun) seriesInterval() sim.Tick {
-	run := &r.w.Run
-	if run.TimeseriesIntervalUS > 0 {
-		return usToTick(run.TimeseriesIntervalUS)
+	if iv := r.w.Run.TimeseriesIntervalUS; iv > 0 {
+		return max(usToTick(iv), 1)
 	}
-	return max(usToTick(run.MeasuredMaxUS())/100, 1)
+	return max((r.end-r.warm+SeriesIntervals-1)/SeriesIntervals, sim.NS)
 }
 
 // closeMeters ends the meters' window at tEnd (earlier than planned in an
@@ -124,9 +126,16 @@ func RunPoint(w *workloads.Workload, opts RunOptions) (*results.PointResult, err
 	}
 	r := &pointRun{w: w, m: m}
 	r.start()
+	if opts.Tracer != nil {
+		r.sampler = newTraceSampler(opts.Tracer, m, r.t0, r.end)
+	}
 	stop, err := r.advance(opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.sampler != nil {
+		r.sampler.sample(m.Env.Engine.Now())
+		r.sampler.finish(m.Env.Meters)
 	}
 	return r.result(stop)
 }
@@ -142,9 +151,11 @@ func (r *pointRun) start() {
 		r.end = r.warm + usToTick(run.DurationUS)
 	}
 	r.m.WarmEnd = r.warm
-	r.meterErr = r.m.Env.Meters.Window(r.warm, max(r.end, r.warm+1), r.seriesInterval())
+	r.clock = newSeriesClock(r.t0, r.warm, r.end, r.seriesInterval())
+	r.meterErr = r.m.Env.Meters.Window(r.warm, max(r.end, r.warm+1), r.clock.width)
 	for _, g := range r.m.gens {
 		g.warmEnd, g.stopArr, g.nextArr = r.warm, r.end, float64(r.t0)
+		g.series = newGenSeries(&r.clock)
 	}
 	if r.warm == r.t0 {
 		r.warmSnap = takeSnapshot(r.m, r.t0)
@@ -162,12 +173,18 @@ func (r *pointRun) start() {
 func (r *pointRun) advance(opts RunOptions) (string, error) {
 	eng := r.m.Env.Engine
 	slice := min(SliceMax, max(r.end/100, sim.NS))
+	if r.sampler != nil {
+		slice = min(slice, r.sampler.every) // slices only stop the engine between events: results stay the same
+	}
 	stop := "duration"
 	if r.w.Run.DurationUS == 0 {
 		stop = "sim_time_max"
 	}
 	for eng.Now() < r.end {
 		eng.RunUntil(min(eng.Now()+slice, r.end))
+		if r.sampler != nil {
+			r.sampler.sample(eng.Now())
+		}
 		if err := r.m.failed(); err != nil {
 			return "", err
 		}
@@ -245,17 +262,16 @@ func (r *pointRun) result(stop string) (*results.PointResult, error) {
 		pr.Generators = append(pr.Generators, g.result(tEnd, r.warmSnap.at, ms))
 	}
 	pr.Utilisation = utilisation(ms)
-	_, _, iv := ms.Span()
-	pr.TimeseriesIntervalPS = uint64(iv)
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
 	pr.Warnings = append(coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS), emptyLatencyWarnings(pr)...)
+	pr.Series = r.series(tEnd)
+	results.Round(pr)
 	return pr, nil
 }
 
-// emptyLatencyWarnings names the generators and parts with no latency
-// sample in the window: nothing they started after warm-up completed, so
-// they have no quantile (results.csv leaves the cells empty, the summary
-// prints "-").
+// emptyLatencyWarnings names the generators with no latency sample in the
+// window: nothing they started after warm-up completed, so they have no
+// quantile (results.csv leaves the cells empty, the summary prints "-").
 func emptyLatencyWarnings(pr *results.PointResult) []string {
 	var out []string
 	for _, g := range pr.Generators {
@@ -265,4 +281,16 @@ func emptyLatencyWarnings(pr *results.PointResult) []string {
 		}
 	}
 	return out
+}
+
+// series is the point's time series up to the interval holding tEnd.
+func (r *pointRun) series(tEnd sim.Tick) *results.Series {
+	c := &r.clock
+	end := c.index(max(tEnd, c.base+1)-1) + 1
+	s := &results.Series{IntervalPS: uint64(c.width), StartPS: uint64(c.base - c.t0), WarmupPS: uint64(c.warm - c.t0), EndPS: uint64(tEnd - c.t0),
+		Resources: resourceSeries(r.m.Env.Meters, c.t0)}
+	for _, g := range r.m.gens {
+		s.Generators = append(s.Generators, g.series.result(g.cfg.Name, end))
+	}
+	return s
 }
