@@ -140,12 +140,20 @@ func (a *Adapter) childClosed(pd *PD) {
 }
 
 func (a *Adapter) qpClosed(qp *QP) {
-	cq := qp.cq
+	a.cqReleased(qp.cq)
+	if qp.rcq != qp.cq {
+		a.cqReleased(qp.rcq)
+	}
+	a.childClosed(qp.pd)
+}
+
+// cqReleased: a QP using cq closed; a close of cq pending on it completes
+// with the last one (rule 64).
+func (a *Adapter) cqReleased(cq *CQ) {
 	cq.qps--
 	if cq.qps == 0 && cq.closed && cq.closeCB != nil {
 		cq.closeDone()
 	}
-	a.childClosed(qp.pd)
 }
 
 // qpRetired runs when the completion engine retired requests of a closing
