@@ -95,6 +95,7 @@ func (c *closer) closeWhen(successors bool, done RequestCompletion, ctx uint64) 
 
 // closeMR frees the MR's key-table entry (its tokens die) and MTT range.
 func (a *Adapter) closeMR(o *MR) {
+	a.nMRs--
 	a.freeMTT(o)
 	if a.mrs.at(o.Index()) == o {
 		a.mrs.set(o.Index(), nil)
@@ -105,6 +106,7 @@ func (a *Adapter) closeMR(o *MR) {
 // closeMW unbinds the window if it is bound (its token dies) and frees its
 // key-table entry.
 func (a *Adapter) closeMW(o *MW) {
+	a.nMWs--
 	o.closed = true
 	keys := a.tpt.Keys()
 	if e, _ := keys.Entry(o.Index()); e.State == mtt.StateValid {
