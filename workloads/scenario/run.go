@@ -39,6 +39,8 @@ type Line struct {
 	Type   string `json:"type,omitempty"`
 	Ctx    uint64 `json:"ctx,omitempty"`
 	Bytes  uint32 `json:"bytes,omitempty"`
+	Token  string `json:"token,omitempty"` // a token read (save_token, compare_tokens) or a completion's TypeSpecific
+	Saved  string `json:"saved,omitempty"` // the name save_token saved it under
 	Detail string `json:"detail,omitempty"`
 	TimePS uint64 `json:"time_ps"`
 }
@@ -64,6 +66,7 @@ type runner struct {
 	objs    map[string]*obj
 	out     io.Writer
 	cbs     []*callbackRec
+	saved   map[string]uint32 // tokens saved by save_token, by name
 	failure *Failure
 }
 
@@ -71,7 +74,7 @@ type runner struct {
 // completion to out. It returns a *Failure at the first failed
 // expectation, or another error when the model cannot be built.
 func (s *Scenario) Run(out io.Writer) error {
-	r := &runner{s: s, env: sim.NewEnv(1), hostIdx: map[string]int{}, objs: map[string]*obj{}, out: out}
+	r := &runner{s: s, env: sim.NewEnv(1), hostIdx: map[string]int{}, objs: map[string]*obj{}, out: out, saved: map[string]uint32{}}
 	if err := r.build(); err != nil {
 		return err
 	}
@@ -198,7 +201,13 @@ func (r *runner) newObj(st *Step, a *arg) (string, int, bool) {
 // token resolves a token argument and its alterations.
 func (r *runner) token(st *Step, a *arg, xor, keyPlus *arg) uint32 {
 	var t uint32
-	if a.isNum {
+	if name, ok := strings.CutPrefix(a.s, "$"); ok {
+		v, ok := r.saved[name]
+		if !ok {
+			r.fail(st, "token %s is not saved yet", a.s)
+		}
+		t = v
+	} else if a.isNum {
 		t = uint32(a.u)
 	} else {
 		base := a.s[:strings.LastIndex(a.s, ".")]
