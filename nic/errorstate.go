@@ -12,9 +12,9 @@ package nic
 //     Send, Read or Write checks its local buffer and goes on the wire), so
 //     the scheduler, validate and the commit point itself all cancel;
 //   - a request that had begun executing completes with its own status (a
-//     Send, Read or Write with its peer's answer), except that a Read whose
-//     data arrives after the QP entered the error state places nothing and
-//     completes STATUS_CANCELLED;
+//     Send, Read or Write with its peer's answer), except that a Read the
+//     error state cancels whose data arrives after the QP entered it places
+//     nothing and completes STATUS_CANCELLED;
 //   - every posted receive completes STATUS_CANCELLED in post order, and a
 //     receive posted later completes STATUS_CANCELLED at once.
 //

@@ -157,6 +157,24 @@ func TestRequestsBeforeTheFailingOneKeepTheirStatus(t *testing.T) {
 	require.Equal(t, []Status{StatusSuccess, StatusSuccess, StatusInvalidDeviceState}, got)
 }
 
+// §5.1: a Read posted before a request that fails at execute places its
+// data and completes successfully although its data arrives after the QP
+// entered the error state.
+func TestReadBeforeTheFailingRequestPlacesItsData(t *testing.T) {
+	e := newErrQP(t)
+	local, remote := e.setup(MRAllowRemoteRead)
+	tok := e.b.a.GetRemoteTokenFromMr(remote)
+	require.Equal(t, StatusSuccess, e.a.a.Read(e.qa, 1, lsge(local, srcVA, 64), dstVA, tok, 0))
+	bad := lsge(local, srcVA+4*pg, 64) // past the end of its MR
+	require.Equal(t, StatusSuccess, e.a.a.Read(e.qa, 2, bad, dstVA, tok, 0))
+	e.run()
+	res := e.a.poll()
+	require.Len(t, res, 2)
+	require.Equal(t, StatusSuccess, res[0].Status)
+	require.Equal(t, StatusAccessViolation, res[1].Status)
+	require.Equal(t, pattern(64, 100), memAt(e.a.a.Mem(), srcVA, 64))
+}
+
 // §5.1, rules 10, 25: a refusal by the responder puts the responder's QP in
 // the error state: its posted receives complete STATUS_CANCELLED in post
 // order.

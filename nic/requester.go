@@ -152,10 +152,11 @@ func (r *requester) answer(now sim.Tick, p packet) {
 		a.qpToError(qp, p.wrIdx+1) // 5.1, 5.4
 	case pktReadResp:
 		defer a.wire.release(p.data)
-		if len(p.data) > 0 && qp.err {
-			w.status = StatusCancelled // 5.1: its QP is in the error state; nothing is placed
+		cancelled := qp.cancels(p.wrIdx) // 5.1: its QP entered the error state
+		if len(p.data) > 0 && cancelled {
+			w.status = StatusCancelled // nothing is placed
 		}
-		if len(p.data) > 0 && !qp.err {
+		if len(p.data) > 0 && !cancelled {
 			// Place the data: checked at execute; written now, DMA charged.
 			pages, off, ok := r.localCheck(qp, w, mtt.AccessLocalWrite)
 			if ok {
