@@ -304,6 +304,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 // checkArgs checks the rules that span several keys of one operation.
 func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 	a := st.Args
+	d.oneHost(st, opNode, path)
 	if st.Op == "fill" || st.Op == "check" {
 		d.checkMemory(st.Op, a, opNode, path)
 	}
@@ -328,6 +329,34 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 		if a["pieces"] != nil && a["mdl"] != nil {
 			d.fail(opNode, path+".pieces", "pieces goes with va, not with mdl (the mdl gives the pieces)")
 		}
+	}
+}
+
+// oneHost requires the objects a call names (tokens aside) to live on one
+// host: an NDK call is made on one adapter. connect joins two.
+func (d *decoder) oneHost(st *Step, opNode *yaml.Node, path string) {
+	if st.Op == "connect" {
+		return
+	}
+	kinds := map[string]byte{}
+	for _, f := range strings.Fields(ops[st.Op].fields) {
+		kinds[f[:len(f)-2]] = f[len(f)-1]
+	}
+	hosts := map[string]bool{}
+	for k, v := range st.Args {
+		ref := ""
+		switch {
+		case kinds[k] == 'r':
+			ref = v.s
+		case kinds[k] == 'l' && v.sub["mr"] != nil:
+			ref = v.sub["mr"].s
+		}
+		if h, _, ok := strings.Cut(ref, "."); ok {
+			hosts[h] = true
+		}
+	}
+	if len(hosts) > 1 {
+		d.fail(opNode, path, "the objects of one call must be on one host (got %s)", strings.Join(sortedKeys(hosts), ", "))
 	}
 }
 

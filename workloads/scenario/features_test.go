@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/nic"
 )
 
 // setup is a scenario prefix: two hosts (the second's nic settings given),
@@ -84,8 +86,11 @@ func TestScenarioNewKeysAreValidatedStrictly(t *testing.T) {
 		_, err := LoadBytes("s.yaml", []byte(head+body))
 		require.ErrorContains(t, err, want, body)
 	}
+	two := "scenario: x\nhosts: [{name: a}, {name: b}]\nsteps:\n  - bind: {qp: b.q, mw: a.w, mr: b.m, va: 0, length: 1}\n"
+	_, err := LoadBytes("s.yaml", []byte(two))
+	require.ErrorContains(t, err, "s.yaml:4:11: steps.0.bind: the objects of one call must be on one host (got a, b)")
 	many := head + "  - fast_register: {qp: a.q, mr: a.m, length: 1, page_list: [" + strings.Repeat("0,", PagesMax) + "0]}\n"
-	_, err := LoadBytes("s.yaml", []byte(many))
+	_, err = LoadBytes("s.yaml", []byte(many))
 	require.ErrorContains(t, err, "4097 entries is more than 4096")
 }
 
@@ -257,4 +262,28 @@ func TestEveryScenarioKeyIsDocumented(t *testing.T) {
 	}
 	sort.Strings(missing)
 	require.Empty(t, missing, "scenario keys not in docs/workloads.md")
+}
+
+// Rule 1: the runner fails a call whose callback fires although the call
+// returned inline, or fires twice.
+func TestScenarioRunnerRefusesCallbackAfterInlineReturnOrTwice(t *testing.T) {
+	st := &Step{Index: 3, Line: 7, Op: "register_mr"}
+	for _, c := range []struct {
+		ret   nic.Status
+		fires int
+		want  string
+	}{
+		{nic.StatusSuccess, 1, "fired after the call returned STATUS_SUCCESS inline"},
+		{nic.StatusPending, 2, "fired 2 times, expected once"},
+	} {
+		r := &runner{s: &Scenario{File: "s.yaml"}}
+		ret := c.ret
+		r.checkOneCallback(&callbackRec{step: st, obj: "a.m", ret: &ret, fires: c.fires})
+		require.NotNil(t, r.failure)
+		require.Contains(t, r.failure.Error(), "s.yaml:7: step 3 failed: callback for a.m "+c.want)
+	}
+	r := &runner{s: &Scenario{File: "s.yaml"}}
+	ret := nic.StatusPending
+	r.checkOneCallback(&callbackRec{step: st, obj: "a.m", ret: &ret, fires: 1})
+	require.Nil(t, r.failure)
 }

@@ -119,6 +119,8 @@ func (r *runner) connect(st *Step, a args, _ uint64) (call, bool) {
 // created records an object a creation call made: now when the call
 // succeeded, or when its callback reports success (awaited when it pended).
 func (r *runner) created(cb *callbackRec, h int, status nic.Status, v any) {
+	cb.ret = &status
+	r.checkOneCallback(cb)
 	if status == nic.StatusPending {
 		r.cbs = append(r.cbs, cb)
 	} else if status == nic.StatusSuccess {

@@ -53,9 +53,11 @@ type obj struct {
 
 // callbackRec is a callback a pending call owes.
 type callbackRec struct {
-	step *Step
-	obj  string
-	got  *nic.Status
+	step  *Step
+	obj   string
+	got   *nic.Status
+	ret   *nic.Status // what the call returned
+	fires int
 }
 
 type runner struct {
@@ -262,15 +264,32 @@ func (r *runner) callback(st *Step, object string) (nic.RequestCompletion, *call
 
 func (r *runner) fired(cb *callbackRec, s nic.Status, ctx uint64) {
 	cb.got = &s
+	cb.fires++
 	r.emit(Line{Step: cb.step.Index, Name: cb.step.Name, Op: cb.step.Op + ".callback", Object: cb.obj,
 		Status: s.String(), Value: fmt.Sprintf("0x%08X", uint32(s)), Ctx: ctx})
 	if cb.step.Callback != nil && *cb.step.Callback != s {
 		r.fail(cb.step, "callback for %s: expected %s, got %s", cb.obj, *cb.step.Callback, s)
 	}
+	r.checkOneCallback(cb)
 }
 
-// settle forgets the callback record of a call that did not pend.
+// checkOneCallback fails the step of a call whose callback fired although
+// the call did not return STATUS_PENDING, or fired more than once
+// (docs/ndk.md rule 1).
+func (r *runner) checkOneCallback(cb *callbackRec) {
+	switch {
+	case cb.fires > 1:
+		r.fail(cb.step, "callback for %s fired %d times, expected once (docs/ndk.md rule 1)", cb.obj, cb.fires)
+	case cb.fires > 0 && cb.ret != nil && *cb.ret != nic.StatusPending:
+		r.fail(cb.step, "callback for %s fired after the call returned %s inline (docs/ndk.md rule 1: no callback follows)", cb.obj, *cb.ret)
+	}
+}
+
+// settle records what a call returned and forgets the callback record of a
+// call that did not pend.
 func (r *runner) settle(cb *callbackRec, status nic.Status) {
+	cb.ret = &status
+	r.checkOneCallback(cb)
 	if status != nic.StatusPending {
 		for i, c := range r.cbs {
 			if c == cb {
