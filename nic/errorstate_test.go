@@ -22,14 +22,28 @@ type errQP struct {
 func newErrQP(t *testing.T) *errQP {
 	t.Helper()
 	p := newPair(t, DefaultSpec())
-	st, rcq := p.a.a.CreateCQ(64)
-	require.Equal(t, StatusSuccess, st)
-	st, qa := p.a.a.CreateQPWithCQs(p.a.pd, rcq, p.a.cq, 1, 64, 64)
-	require.Equal(t, StatusSuccess, st)
-	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, 64, 64)
-	require.Equal(t, StatusSuccess, st)
-	require.NoError(t, ConnectQPs(qa, qb))
+	qa, qb, rcq := p.connectWithReceiveCQ(p.a)
 	return &errQP{pair: p, qa: qa, qb: qb, rcq: rcq}
+}
+
+// connectWithReceiveCQ is connect (QP contexts 1 on a, 2 on b) where the
+// QP on side has its receives on a CQ of their own, which it returns.
+func (p *pair) connectWithReceiveCQ(side *harness) (qa, qb *QP, rcq *CQ) {
+	p.t.Helper()
+	st, rcq := side.a.CreateCQ(64)
+	require.Equal(p.t, StatusSuccess, st)
+	qp := func(h *harness, ctx uint64) *QP {
+		r := h.cq
+		if h == side {
+			r = rcq
+		}
+		st, q := h.a.CreateQPWithCQs(h.pd, r, h.cq, ctx, 64, 64)
+		require.Equal(p.t, StatusSuccess, st)
+		return q
+	}
+	qa, qb = qp(p.a, 1), qp(p.b, 2)
+	require.NoError(p.t, ConnectQPs(qa, qb))
+	return qa, qb, rcq
 }
 
 // receives posts n receives of 64 B with contexts 100.. on host a.
@@ -180,13 +194,7 @@ func TestReadBeforeTheFailingRequestPlacesItsData(t *testing.T) {
 // order.
 func TestResponderErrorCancelsPostedReceivesInPostOrder(t *testing.T) {
 	p := newPair(t, DefaultSpec())
-	st, rcq := p.b.a.CreateCQ(64)
-	require.Equal(t, StatusSuccess, st)
-	st, qb := p.b.a.CreateQPWithCQs(p.b.pd, rcq, p.b.cq, 2, 64, 64)
-	require.Equal(t, StatusSuccess, st)
-	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, 64, 64)
-	require.Equal(t, StatusSuccess, st)
-	require.NoError(t, ConnectQPs(qa, qb))
+	qa, qb, rcq := p.connectWithReceiveCQ(p.b)
 	local, remote := p.setup(MRAllowRemoteRead)
 	for i := range 3 {
 		require.Equal(t, StatusSuccess, p.b.a.Receive(qb, uint64(10+i), lsge(remote, dstVA, 64)))
