@@ -32,6 +32,12 @@ func (d *decoder) validate(w *Workload) {
 				iv, r.MeasuredMaxUS(), n, TimeseriesIntervalsMax)
 		}
 	}
+	if w.Adapter.NIC.RegisterMrInline {
+		// The kinds issue NdkRegisterMr from the run's events, as a consumer
+		// whose provider may not block; an inline completion would end an
+		// operation inside its own start (docs/ndk.md, "Provider settings").
+		d.errPath("adapter.nic.register_mr_inline", "is for scenarios: workload kinds need NdkRegisterMr to pend (leave it false)")
+	}
 	d.validateRegions(w)
 	d.validateGenerators(w)
 }
