@@ -57,7 +57,7 @@ func TestDoorbellBatchingRaisesOneQPThroughputAndAddsUnderAMicrosecond(t *testin
 	batched := rdmaGen(t, run+fmt.Sprintf(gen, 32, 16))
 	t.Logf("32 chains: WQE-by-MMIO %.3f M/s (%s), a doorbell per 16 WRs %.3f M/s (%s): x%.2f",
 		mmio.ThroughputMops, mmio.BoundBy, batched.ThroughputMops, batched.BoundBy, batched.ThroughputMops/mmio.ThroughputMops)
-	require.Greater(t, batched.ThroughputMops, 1.05*mmio.ThroughputMops)
+	require.Greater(t, batched.ThroughputMops, 1.1*mmio.ThroughputMops, "Kalia et al. measured +27 %")
 
 	lone := rdmaGen(t, run+fmt.Sprintf(gen, 1, 1))
 	chain := rdmaGen(t, run+fmt.Sprintf(gen, 1, 2))
