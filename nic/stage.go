@@ -131,7 +131,9 @@ func (s *stage) Tick(now sim.Tick) bool {
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
 		*h = inflight{}
-		s.head = (s.head + 1) % len(s.fl)
+		if s.head++; s.head == len(s.fl) {
+			s.head = 0
+		}
 		s.n--
 		if s.out == nil {
 			s.sink(m, now)
@@ -153,7 +155,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 			break
 		}
 		s.in.Pop()
-		s.fl[(s.head+s.n)%len(s.fl)] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
+		s.fl[s.nextSlot()] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
 		if r == acceptAsync {
 			s.waitingN++
 			if s.waits != nil {
@@ -190,7 +192,13 @@ func (s *stage) Tick(now sim.Tick) bool {
 
 // nextSlot is the in-flight slot the item being accepted will take
 // (the completion argument of an async accept).
-func (s *stage) nextSlot() uint64 { return uint64((s.head + s.n) % len(s.fl)) }
+func (s *stage) nextSlot() uint64 {
+	i := s.head + s.n // s.n < len(s.fl): one wrap at most, no division
+	if i >= len(s.fl) {
+		i -= len(s.fl)
+	}
+	return uint64(i)
+}
 
 // Handle ends the wait of the item in slot arg: its DMA or TPT request
 // completed.

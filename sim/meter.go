@@ -43,6 +43,10 @@ type Meters struct {
 	from, to Tick // measured window [from, to); to == 0: no window yet
 	interval Tick // width of one time-series interval
 	n        int  // intervals in the window
+	// The interval last added to, [lo, hi) = interval k: most spans fall
+	// in it, and finding it again costs no division.
+	lo, hi Tick
+	k      int
 }
 
 // MeterIntervalsMax bounds the time-series intervals of one window (and
@@ -88,6 +92,7 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 		return fmt.Errorf("sim: meters: %d intervals exceed the limit of %d", n, MeterIntervalsMax)
 	}
 	ms.from, ms.to, ms.interval, ms.n = from, to, interval, int(n)
+	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = make([]uint64, ms.n)
 	}
@@ -105,6 +110,7 @@ func (ms *Meters) Cut(at Tick) error {
 	}
 	ms.to = at
 	ms.n = int((at - ms.from + ms.interval - 1) / ms.interval)
+	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = m.busy[:ms.n]
 	}
@@ -154,20 +160,27 @@ func (m *Meter) Held() bool { return m.held }
 func (m *Meter) InUse() uint64 { return m.inUse }
 
 func (m *Meter) add(start, end Tick, n uint64) {
+	// Fast path: the span lies in the interval last added to (lo < hi only
+	// inside a window, so before Window nothing passes here).
+	if ms := m.set; start >= ms.lo && end <= ms.hi && end > start {
+		m.busy[ms.k] += uint64(end-start) * n
+		return
+	}
+	m.addSpan(start, end, n)
+}
+
+func (m *Meter) addSpan(start, end Tick, n uint64) {
 	if m.busy == nil || end <= start {
 		return
 	}
 	ms := m.set
-	if start < ms.from {
-		start = ms.from
-	}
-	if end > ms.to {
-		end = ms.to
-	}
+	start, end = max(start, ms.from), min(end, ms.to)
 	for start < end {
 		k := (start - ms.from) / ms.interval
-		stop := min(end, ms.from+(k+1)*ms.interval)
+		lo := ms.from + k*ms.interval
+		stop := min(end, lo+ms.interval)
 		m.busy[k] += uint64(stop-start) * n
+		ms.lo, ms.hi, ms.k = lo, min(lo+ms.interval, ms.to), int(k)
 		start = stop
 	}
 }
