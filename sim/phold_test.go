@@ -2,12 +2,28 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
 
+// pholdSizes are the benchmarked populations: N*M pending events. The first
+// two are where a NIC model lives (a few to a few hundred pending events),
+// the last two the standard PHOLD points.
+var pholdSizes = []struct{ n, m int }{{16, 4}, {64, 2}, {1000, 10}, {10000, 100}}
+
+// benchQueues are the queues BenchmarkPHOLDQueues compares; the first is the
+// engine's own.
+var benchQueues = []struct {
+	name string
+	mk   func() queue
+}{
+	{"engine", func() queue { return newEventQueue() }},
+	{"heap4", func() queue { return &heap4Queue{} }},
+}
+
 func BenchmarkPHOLD(b *testing.B) {
-	for _, c := range []struct{ n, m int }{{1000, 10}, {10000, 100}} {
+	for _, c := range pholdSizes {
 		b.Run(fmt.Sprintf("N=%d,M=%d", c.n, c.m), func(b *testing.B) {
 			p, err := NewPHOLD(c.n, c.m, US, 1)
 			if err != nil {
@@ -23,4 +39,59 @@ func BenchmarkPHOLD(b *testing.B) {
 			b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
 		})
 	}
+}
+
+// BenchmarkPHOLDQueues runs the same PHOLD model on each queue of
+// benchQueues in one process, in many short alternating rounds, so that load
+// from other processes falls on all of them alike. It reports each queue's
+// events/s over all rounds and the engine queue's speed-up over each other
+// queue (x<name>) as the median of the per-round ratios, which a burst of
+// outside load in a few rounds does not move. b.N events run on each queue.
+func BenchmarkPHOLDQueues(b *testing.B) {
+	for _, c := range pholdSizes {
+		b.Run(fmt.Sprintf("N=%d,M=%d", c.n, c.m), func(b *testing.B) {
+			ps := make([]*PHOLD, len(benchQueues))
+			for i, bq := range benchQueues {
+				p, err := newPHOLD(&Engine{q: bq.mk()}, c.n, c.m, US, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Run(uint64(4 * c.n * c.m))
+				ps[i] = p
+			}
+			rounds := max(1, min(200, b.N/20_000))
+			k := uint64(b.N / rounds)
+			total := make([]time.Duration, len(ps))
+			ratio := make([][]float64, len(ps))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for r := 0; r < rounds; r++ {
+				var el0 time.Duration
+				for i, p := range ps {
+					start := time.Now()
+					p.Run(k)
+					el := time.Since(start)
+					total[i] += el
+					if i == 0 {
+						el0 = el
+					} else {
+						ratio[i] = append(ratio[i], el.Seconds()/el0.Seconds())
+					}
+				}
+			}
+			events := float64(uint64(rounds) * k)
+			for i, bq := range benchQueues {
+				b.ReportMetric(events/total[i].Seconds(), "events/s-"+bq.name)
+				if i > 0 {
+					b.ReportMetric(median(ratio[i]), "x"+bq.name)
+				}
+			}
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
