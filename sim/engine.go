@@ -85,14 +85,21 @@ func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 }
 
 // Step runs the next event, if any, and reports whether one ran.
-func (e *Engine) Step() bool {
-	if e.qlen() == 0 {
-		return false
-	}
+func (e *Engine) Step() bool { return e.stepUntil(MaxTick) }
+
+// stepUntil runs the next event if there is one at or before t, and reports
+// whether one ran.
+func (e *Engine) stepUntil(t Tick) bool {
 	var ev event
 	if q, ok := e.q.(*eventQueue); ok {
-		ev = q.pop()
+		var due bool
+		if ev, due = q.popUntil(t); !due {
+			return false
+		}
 	} else {
+		if e.q.Len() == 0 || e.q.peek() > t {
+			return false
+		}
 		ev = e.q.pop()
 	}
 	if Invariants && ev.at < e.now {
@@ -107,7 +114,7 @@ func (e *Engine) Step() bool {
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {
 	e.stopped = false
-	for !e.stopped && e.Step() {
+	for !e.stopped && e.stepUntil(MaxTick) {
 	}
 }
 
@@ -116,11 +123,7 @@ func (e *Engine) Run() {
 // exactly t run.
 func (e *Engine) RunUntil(t Tick) {
 	e.stopped = false
-	for !e.stopped && e.qlen() > 0 {
-		if e.peekTime() > t {
-			break
-		}
-		e.Step()
+	for !e.stopped && e.stepUntil(t) {
 	}
 	if !e.stopped && t > e.now {
 		e.now = t

@@ -66,6 +66,26 @@ func (q *eventQueue) push(ev event) {
 	}
 }
 
+// popUntil removes and returns the smallest event if the queue holds one at
+// or before t.
+func (q *eventQueue) popUntil(t Tick) (event, bool) {
+	if q.n == 0 {
+		return event{}, false
+	}
+	if !q.calendarMode {
+		q.near.settle()
+		if q.near.keys[0].at > t {
+			return event{}, false
+		}
+		q.n--
+		return q.near.take(), true
+	}
+	if q.peek() > t {
+		return event{}, false
+	}
+	return q.pop(), true
+}
+
 // pop removes and returns the smallest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
 	q.n--
