@@ -42,51 +42,58 @@ func BenchmarkPHOLD(b *testing.B) {
 }
 
 // BenchmarkPHOLDQueues runs the same PHOLD model on each queue of
-// benchQueues in one process, in many short alternating rounds, so that load
-// from other processes falls on all of them alike. It reports each queue's
-// events/s over all rounds and the engine queue's speed-up over each other
-// queue (x<name>) as the median of the per-round ratios, which a burst of
-// outside load in a few rounds does not move. b.N events run on each queue.
+// benchQueues in one process (alternate), reporting each queue's events/s and
+// the engine queue's speed-up over each other queue (x<name>).
 func BenchmarkPHOLDQueues(b *testing.B) {
 	for _, c := range pholdSizes {
 		b.Run(fmt.Sprintf("N=%d,M=%d", c.n, c.m), func(b *testing.B) {
-			ps := make([]*PHOLD, len(benchQueues))
+			runs := make([]func(k int), len(benchQueues))
 			for i, bq := range benchQueues {
 				p, err := newPHOLD(&Engine{q: bq.mk()}, c.n, c.m, US, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
 				p.Run(uint64(4 * c.n * c.m))
-				ps[i] = p
+				runs[i] = func(k int) { p.Run(uint64(k)) }
 			}
-			rounds := max(1, min(200, b.N/20_000))
-			k := uint64(b.N / rounds)
-			total := make([]time.Duration, len(ps))
-			ratio := make([][]float64, len(ps))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for r := 0; r < rounds; r++ {
-				var el0 time.Duration
-				for i, p := range ps {
-					start := time.Now()
-					p.Run(k)
-					el := time.Since(start)
-					total[i] += el
-					if i == 0 {
-						el0 = el
-					} else {
-						ratio[i] = append(ratio[i], el.Seconds()/el0.Seconds())
-					}
-				}
-			}
-			events := float64(uint64(rounds) * k)
-			for i, bq := range benchQueues {
-				b.ReportMetric(events/total[i].Seconds(), "events/s-"+bq.name)
-				if i > 0 {
-					b.ReportMetric(median(ratio[i]), "x"+bq.name)
-				}
-			}
+			alternate(b, runs)
 		})
+	}
+}
+
+// alternate runs b.N operations on each of runs (one per queue of
+// benchQueues, engine first) in many short alternating rounds, so that load
+// from other processes falls on all of them alike. It reports each queue's
+// operations per second over all rounds and the engine queue's speed-up over
+// each other queue (x<name>) as the median of the per-round ratios, which a
+// burst of outside load in a few rounds does not move.
+func alternate(b *testing.B, runs []func(k int)) {
+	rounds := max(1, min(200, b.N/20_000))
+	k := b.N / rounds
+	total := make([]time.Duration, len(runs))
+	ratio := make([][]float64, len(runs))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for r := 0; r < rounds; r++ {
+		var el0 time.Duration
+		for i, run := range runs {
+			start := time.Now()
+			run(k)
+			el := time.Since(start)
+			total[i] += el
+			if i == 0 {
+				el0 = el
+			} else {
+				ratio[i] = append(ratio[i], el.Seconds()/el0.Seconds())
+			}
+		}
+	}
+	ops := float64(rounds * k)
+	for i, bq := range benchQueues {
+		b.ReportMetric(ops/total[i].Seconds(), "ops/s-"+bq.name)
+		if i > 0 {
+			b.ReportMetric(median(ratio[i]), "x"+bq.name)
+		}
 	}
 }
 

@@ -11,15 +11,15 @@ func (nopHandler) Handle(Tick, uint64) {}
 
 // BenchmarkQueueHold is the classic hold model on the bare queue: pop the
 // smallest entry, push one at its time plus a drawn increment, with a constant
-// population. "exp" draws exponential increments (mean 1 us, as PHOLD);
-// "clock" draws what a clocked model schedules: zero, one or a few 1 ns
-// cycles, under the named priorities, so many entries tie in time.
+// population; every queue of benchQueues in one process (alternate). "exp"
+// draws exponential increments (mean 1 us, as PHOLD); "clock" draws what a
+// clocked model schedules: zero, one or a few 1 ns cycles under the named
+// priorities, so that many entries share a tick.
 func BenchmarkQueueHold(b *testing.B) {
 	rng := Stream(1, "hold")
-	const nInc = 1 << 16
-	exp := make([]Tick, nInc)
-	clock := make([]Tick, nInc)
-	prio := make([]Priority, nInc)
+	exp := make([]Tick, holdIncs)
+	clock := make([]Tick, holdIncs)
+	prio := make([]Priority, holdIncs)
 	prios := []Priority{PrioDeliver, PrioWake, PrioTick, PrioDefault}
 	for i := range exp {
 		exp[i] = Tick(rng.ExpFloat64() * float64(US))
@@ -32,30 +32,45 @@ func BenchmarkQueueHold(b *testing.B) {
 			inc = clock
 		}
 		for _, size := range []int{8, 64, 512, 4096, 32768, 1 << 20} {
-			for _, bq := range benchQueues {
-				b.Run(fmt.Sprintf("%s/n=%d/%s", dist, size, bq.name), func(b *testing.B) {
-					q := bq.mk()
-					var seq uint64
-					var h nopHandler
-					for i := 0; i < size; i++ {
-						seq++
-						q.push(event{at: inc[i%nInc], ord: uint64(prio[i%nInc])<<seqBits | seq, h: h})
-					}
-					for i := 0; i < 4*size; i++ {
-						ev := q.pop()
-						seq++
-						q.push(event{at: ev.at + inc[i%nInc], ord: uint64(prio[i%nInc])<<seqBits | seq, h: h})
-					}
-					b.ReportAllocs()
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						ev := q.pop()
-						seq++
-						j := i % nInc
-						q.push(event{at: ev.at + inc[j], ord: uint64(prio[j])<<seqBits | seq, h: h})
-					}
-				})
-			}
+			b.Run(fmt.Sprintf("%s/n=%d", dist, size), func(b *testing.B) {
+				runs := make([]func(k int), len(benchQueues))
+				for i, bq := range benchQueues {
+					h := &hold{q: bq.mk(), inc: inc, prio: prio}
+					h.fill(size)
+					h.run(4 * size)
+					runs[i] = h.run
+				}
+				alternate(b, runs)
+			})
 		}
+	}
+}
+
+const holdIncs = 1 << 16 // drawn increments, used in turn
+
+// hold is one queue under the hold model.
+type hold struct {
+	q    queue
+	inc  []Tick
+	prio []Priority
+	seq  uint64
+	i    int
+}
+
+func (h *hold) next(at Tick) event {
+	h.seq++
+	h.i = (h.i + 1) % holdIncs
+	return event{at: at + h.inc[h.i], ord: uint64(h.prio[h.i])<<seqBits | h.seq, h: nopHandler{}}
+}
+
+func (h *hold) fill(n int) {
+	for range n {
+		h.q.push(h.next(0))
+	}
+}
+
+func (h *hold) run(k int) {
+	for range k {
+		h.q.push(h.next(h.q.pop().at))
 	}
 }

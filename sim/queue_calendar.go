@@ -17,17 +17,19 @@ import (
 // The window width follows the measured spacing of dispatched events (about
 // windowTarget events per window) and the ring follows the population
 // (bucketFillMin to bucketFillMax entries per bucket on average). The buckets
-// start as slices of one store with room for twice the mean fill; a bucket
-// that outgrows its place is grown on its own.
+// start as slices of one store with room for twice the mean fill. When many
+// events share a few ticks, a bucket outgrows its place; once loaded, its
+// storage waits in spare for the next bucket that overflows, so a steady
+// stream of bursts allocates nothing either.
 type calendar struct {
 	buckets [][]event
 	mins    []Tick // mins[b] <= every time in buckets[b]; MaxTick when empty
 	store   []event
-	per     int    // buckets[b] starts as store[b*per:b*per:(b+1)*per]
-	extra   int    // capacity of the buckets grown out of their place in store
-	mask    uint64 // len(buckets)-1
-	shift   uint   // window width = 1 << shift ticks
-	win     uint64 // absolute index of the current window
+	per     int       // buckets[b] starts as store[b*per:b*per:(b+1)*per]
+	spare   [][]event // empty storage of buckets that outgrew their place, largest last
+	mask    uint64    // len(buckets)-1
+	shift   uint      // window width = 1 << shift ticks
+	win     uint64    // absolute index of the current window
 
 	last   Tick   // time of the last dispatched event
 	gapSum uint64 // sum of the inter-dispatch gaps sampled
@@ -49,20 +51,52 @@ const (
 	gapSamplesN   = 4096 // dispatch gaps sampled between width checks, at least
 	gapTicksN     = 64   // distinct dispatch times sampled between width checks, at least
 	maxShift      = 50
+	// spareMax is the number of outgrown bucket storages kept: a clocked
+	// model schedules its bursts a few ticks ahead, so a few buckets fill
+	// at once.
+	spareMax = 4
 )
 
 func (c *calendar) add(ev event) {
 	b := (uint64(ev.at) >> c.shift) & c.mask
 	bk := c.buckets[b]
 	if len(bk) == cap(bk) {
-		if cap(bk) > c.per {
-			c.extra -= cap(bk)
-		}
-		bk = slices.Grow(bk, 1)
-		c.extra += cap(bk)
+		bk = c.grow(bk)
 	}
 	c.buckets[b] = append(bk, ev)
 	c.mins[b] = min(c.mins[b], ev.at)
+}
+
+// grow returns a copy of bk with twice its capacity or more, in spare
+// storage when there is some that large.
+func (c *calendar) grow(bk []event) []event {
+	var s []event
+	if k := len(c.spare); k > 0 && cap(c.spare[k-1]) >= 2*cap(bk) {
+		s = c.spare[k-1][:len(bk)]
+		c.spare[k-1] = nil
+		c.spare = c.spare[:k-1]
+	} else {
+		s = make([]event, len(bk), 2*cap(bk))
+	}
+	copy(s, bk)
+	clear(bk)
+	return s
+}
+
+// retire keeps the empty storage of a bucket that outgrew its place for the
+// next one that does: spareMax of them, the largest.
+func (c *calendar) retire(bk []event) {
+	if len(c.spare) == spareMax {
+		if cap(c.spare[0]) >= cap(bk) {
+			return
+		}
+		copy(c.spare, c.spare[1:])
+		c.spare = c.spare[:spareMax-1]
+	}
+	c.spare = append(c.spare, bk)
+	for i := len(c.spare) - 1; i > 0 && cap(c.spare[i]) < cap(c.spare[i-1]); i-- {
+		c.spare[i], c.spare[i-1] = c.spare[i-1], c.spare[i]
+	}
 }
 
 // take moves the entries of bucket b at or before end to dst, in the order
@@ -85,11 +119,8 @@ func (c *calendar) take(b uint64, end Tick, dst []event) []event {
 	}
 	clear(bk[len(keep):]) // drop handler references for the GC
 	c.buckets[b] = keep
-	if len(keep) == 0 && cap(keep) > c.per && c.extra > len(c.store) {
-		// Bursts (many events on a few ticks) grew buckets out of their
-		// places in the store, by more than the store itself: give the
-		// memory of an emptied one back.
-		c.extra -= cap(keep)
+	if len(keep) == 0 && cap(keep) > c.per {
+		c.retire(keep)
 		c.buckets[b] = c.store[int(b)*c.per : int(b)*c.per : int(b+1)*c.per]
 	}
 	c.mins[b] = lo
@@ -175,7 +206,8 @@ func (c *calendar) reset(nb int, all []event) Tick {
 	// high-water marks are reached would allocate for a long time.
 	c.per = max(2*len(all)/nb, windowTarget/4)
 	c.store = make([]event, nb*c.per)
-	c.extra = 0
+	clear(c.spare)
+	c.spare = c.spare[:0]
 	for i := range c.buckets {
 		c.buckets[i] = c.store[i*c.per : i*c.per : (i+1)*c.per]
 	}
