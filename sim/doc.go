@@ -31,9 +31,9 @@
 // dispatch reaches a window, its bucket is sorted once by a counting sort on
 // the time offset and dispatched from the front, and events scheduled into
 // the current window afterwards wait in the heap. It returns to the heap
-// below 512 events. PHOLD in one run (BenchmarkPHOLDQueues): 1.13-1.21x the
-// events/s of a plain 4-ary heap at 64 and 128 pending events, 1.54-1.60x at
-// 10^4 and 2.97-3.27x at 10^6; docs/kernel.md has the figures and commands.
+// below 512 events. PHOLD in one run (BenchmarkPHOLDQueues): 1.12-1.16x the
+// events/s of a plain 4-ary heap at 64 and 128 pending events, 1.59-1.65x at
+// 10^4 and 2.89-3.38x at 10^6; docs/kernel.md has the figures and commands.
 //
 // # Components and ports
 //
