@@ -13,7 +13,8 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
-	q        queue
+	q        *eventQueue // the engine's queue; nil when alt is set
+	alt      queue       // another queue (tests and benchmarks compare against it)
 	now      Tick
 	seq      uint64
 	stopped  bool
@@ -24,9 +25,10 @@ type Engine struct {
 // NewEngine returns an engine at time 0 with an empty queue.
 func NewEngine() *Engine { return &Engine{q: newEventQueue()} }
 
-// queue is what the engine needs from its event queue. The engine's own is
+// queue is what the engine needs from an event queue. The engine's own is
 // *eventQueue, called directly; another implementation (the reference heap
-// of the tests and benchmarks) is called through the interface.
+// of the tests and benchmarks, newEngineWith) is called through the
+// interface.
 type queue interface {
 	Len() int
 	push(event)
@@ -34,18 +36,21 @@ type queue interface {
 	peek() Tick
 }
 
+// newEngineWith returns an engine on another queue.
+func newEngineWith(q queue) *Engine { return &Engine{alt: q} }
+
 func (e *Engine) qlen() int {
-	if q, ok := e.q.(*eventQueue); ok {
-		return q.n
+	if e.alt == nil {
+		return e.q.n
 	}
-	return e.q.Len()
+	return e.alt.Len()
 }
 
 func (e *Engine) qpeek() Tick {
-	if q, ok := e.q.(*eventQueue); ok {
-		return q.peek()
+	if e.alt == nil {
+		return e.q.peek()
 	}
-	return e.q.peek()
+	return e.alt.peek()
 }
 
 // Now is the current simulated time.
@@ -77,11 +82,20 @@ func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 	if e.seq >= 1<<seqBits-1 {
 		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
 	}
-	ev := event{at: at, ord: uint64(prio)<<seqBits | e.seq, h: h, arg: arg}
-	if q, ok := e.q.(*eventQueue); ok {
-		q.push(ev)
-	} else {
+	ord := uint64(prio)<<seqBits | e.seq
+	if q := e.q; q != nil && q.sortedMode && q.n < sortedOn {
+		q.n++ // the usual case, without building an event
+		q.small.insert(qkey{at, ord}, payload{h, arg})
+		return
+	}
+	e.pushSlow(event{at: at, ord: ord, h: h, arg: arg})
+}
+
+func (e *Engine) pushSlow(ev event) {
+	if e.alt == nil {
 		e.q.push(ev)
+	} else {
+		e.alt.push(ev)
 	}
 }
 
@@ -91,17 +105,40 @@ func (e *Engine) Step() bool { return e.stepUntil(MaxTick) }
 // stepUntil runs the next event if there is one at or before t, and reports
 // whether one ran.
 func (e *Engine) stepUntil(t Tick) bool {
+	if q := e.q; q != nil && q.sortedMode {
+		// The usual case: the next event is the last of the sorted array.
+		s := &q.small
+		n := s.n - 1
+		if n < 0 || s.keys[n].at > t {
+			return false
+		}
+		at, v := s.takeLast()
+		q.n = n
+		if Invariants && at < e.now {
+			panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
+		}
+		e.now = at
+		e.executed++
+		e.depth++
+		v.h.Handle(at, v.arg)
+		e.depth--
+		return true
+	}
+	return e.stepSlow(t)
+}
+
+func (e *Engine) stepSlow(t Tick) bool {
 	var ev event
-	if q, ok := e.q.(*eventQueue); ok {
+	if e.alt == nil {
 		var due bool
-		if ev, due = q.popUntil(t); !due {
+		if ev, due = e.q.popUntil(t); !due {
 			return false
 		}
 	} else {
-		if e.q.Len() == 0 || e.q.peek() > t {
+		if e.alt.Len() == 0 || e.alt.peek() > t {
 			return false
 		}
-		ev = e.q.pop()
+		ev = e.alt.pop()
 	}
 	if Invariants && ev.at < e.now {
 		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", ev.at, e.now))

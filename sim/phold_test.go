@@ -49,7 +49,7 @@ func BenchmarkPHOLDQueues(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d,M=%d", c.n, c.m), func(b *testing.B) {
 			runs := make([]func(k int), len(benchQueues))
 			for i, bq := range benchQueues {
-				p, err := newPHOLD(&Engine{q: bq.mk()}, c.n, c.m, US, 1)
+				p, err := newPHOLD(newEngineWith(bq.mk()), c.n, c.m, US, 1)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,10 +3,12 @@ package sim
 import "math"
 
 // eventQueue is the engine's event queue, ordered by (time, priority,
-// sequence). It has two modes, chosen by the number of pending events:
+// sequence). It has three modes, chosen by the number of pending events:
 //
-//   - heap mode, up to calendarOn events (a NIC model keeps a few to a few
-//     hundred): every event sits in one 4-ary heap (nearHeap);
+//   - sorted mode, up to sortedOn events (a NIC model keeps a few dozen):
+//     every event sits in one array sorted latest first (sortedSet);
+//   - heap mode, up to calendarOn events: every event sits in one 4-ary
+//     heap (nearHeap);
 //   - calendar mode, above it: a calendar queue in the manner of R. Brown
 //     (CACM 1988) and of the ladder queue of Tang, Goh and Thng (2005), which
 //     sorts only the near future. Time is cut into windows of 2^shift ticks
@@ -19,6 +21,7 @@ import "math"
 //
 // After warm-up nothing allocates.
 type eventQueue struct {
+	small   sortedSet // sorted mode: every event
 	near    nearHeap  // heap mode: every event; calendar mode: late arrivals in the current window
 	run     windowRun // calendar mode: the current window, sorted
 	n       int       // live events
@@ -26,6 +29,7 @@ type eventQueue struct {
 
 	growAt, shrinkAt int // n outside [shrinkAt, growAt] changes the mode or the ring
 
+	sortedMode   bool
 	calendarMode bool
 	cal          calendar
 	scratch      []event // a window's entries on their way into run
@@ -41,10 +45,14 @@ const (
 	// up to a few thousand; 2048 sits between.
 	calendarOn  = 2048
 	calendarOff = calendarOn / 4
+
+	// sortedOn and sortedOff bound sorted mode, with the same hysteresis.
+	sortedOn  = 64
+	sortedOff = sortedOn / 4
 )
 
 func newEventQueue() *eventQueue {
-	q := &eventQueue{winLast: MaxTick, growAt: calendarOn}
+	q := &eventQueue{winLast: MaxTick, growAt: sortedOn, sortedMode: true}
 	q.near.init()
 	return q
 }
@@ -54,6 +62,13 @@ func (q *eventQueue) Len() int { return q.n }
 
 func (q *eventQueue) push(ev event) {
 	q.n++
+	if q.sortedMode {
+		q.small.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg})
+		if q.n > sortedOn {
+			q.sortedToHeap()
+		}
+		return
+	}
 	if ev.at <= q.winLast {
 		k, v := qkey{ev.at, ev.ord}, payload{ev.h, ev.arg}
 		if q.near.hole { // the usual case: a handler schedules its next event
@@ -76,13 +91,24 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 	if q.n == 0 {
 		return event{}, false
 	}
+	if q.sortedMode {
+		if q.small.keys[q.n-1].at > t {
+			return event{}, false
+		}
+		q.n--
+		return q.small.take(), true
+	}
 	if !q.calendarMode {
 		q.near.settle()
 		if q.near.keys[0].at > t {
 			return event{}, false
 		}
 		q.n--
-		return q.near.take(), true
+		ev := q.near.take()
+		if q.n < sortedOff {
+			q.heapToSorted()
+		}
+		return ev, true
 	}
 	if q.peek() > t {
 		return event{}, false
@@ -93,9 +119,16 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 // pop removes and returns the smallest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
 	q.n--
+	if q.sortedMode {
+		return q.small.take()
+	}
 	if !q.calendarMode {
 		q.near.settle()
-		return q.near.take()
+		ev := q.near.take()
+		if q.n < sortedOff {
+			q.heapToSorted()
+		}
+		return ev
 	}
 	q.near.settle()
 	if q.run.empty() && q.near.n == 0 {
@@ -118,6 +151,9 @@ func (q *eventQueue) pop() event {
 // not be empty. It may move the current window forward, which changes nothing
 // observable.
 func (q *eventQueue) peek() Tick {
+	if q.sortedMode {
+		return q.small.peek().at
+	}
 	q.near.settle()
 	if !q.calendarMode {
 		return q.near.keys[0].at
@@ -241,4 +277,27 @@ func (q *eventQueue) toHeap() {
 	q.winLast = MaxTick
 	q.calendarMode = false
 	q.growAt, q.shrinkAt = calendarOn, 0
+}
+
+// sortedToHeap moves every event from the sorted array into the heap.
+func (q *eventQueue) sortedToHeap() {
+	rest := q.small.drain(q.scratch[:0])
+	for i := range rest {
+		q.near.add(&rest[i])
+	}
+	clear(rest)
+	q.scratch = rest[:0]
+	q.near.heapify()
+	q.sortedMode = false
+	q.growAt, q.shrinkAt = calendarOn, 0
+}
+
+// heapToSorted moves every event from the heap into the sorted array.
+func (q *eventQueue) heapToSorted() {
+	rest := q.near.drain(q.scratch[:0])
+	q.small.load(rest)
+	clear(rest)
+	q.scratch = rest[:0]
+	q.sortedMode = true
+	q.growAt = sortedOn
 }

@@ -72,7 +72,7 @@ func TestQueueMatchesSortedReference(t *testing.T) {
 	sawCalendar, sawBack := false, false
 	for round := 0; round < 6; round++ {
 		e := NewEngine()
-		q := e.q.(*eventQueue)
+		q := e.q
 		l := &orderLog{}
 		var ref []refEvent
 		var want []int
@@ -262,4 +262,56 @@ func TestWindowSortOrdersTiesWhateverTheirArrivalOrder(t *testing.T) {
 		r.fill(src, start, shift)
 		require.Equal(t, want, r.ev, c.name)
 	}
+}
+
+// TestSortedModeMatchesReferenceAcrossModeChanges drives the queue around
+// the small populations of sorted mode and across its bounds (sortedOn up
+// to heap mode, sortedOff back), with new events both among the earliest
+// (the scan from the end) and later than sortedScan entries (the binary
+// search), against the reference 4-ary heap: every dispatch must agree.
+func TestSortedModeMatchesReferenceAcrossModeChanges(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "queue-sorted")
+	q, ref := newEventQueue(), &heap4Queue{}
+	var now Tick
+	var seq uint64
+	toHeap, toSorted, searched := 0, 0, 0
+	for _, target := range []int{4, sortedOn + 20, 2, sortedOn - 1, sortedOn * 3, 0, 40, 0} {
+		g := newDelayGen(rng)
+		for steps := 0; q.Len() != target || steps < 3000; steps++ {
+			nPush, nPop := rng.IntN(3), rng.IntN(3)
+			if q.Len() < target {
+				nPush += rng.IntN(6)
+			} else if q.Len() > target {
+				nPop += rng.IntN(6)
+			}
+			for k := 0; k < nPush; k++ {
+				seq++
+				ev := event{at: now + g.next(), ord: uint64(rng.IntN(4)*10)<<seqBits | seq, arg: seq}
+				if q.sortedMode && q.small.n > sortedScan && before(&qkey{ev.at, ev.ord}, &q.small.keys[q.small.n-1-sortedScan]) == 0 {
+					searched++
+				}
+				was := q.sortedMode
+				q.push(ev)
+				ref.push(ev)
+				if was && !q.sortedMode {
+					toHeap++
+				}
+			}
+			for k := min(nPop, q.Len()); k > 0; k-- {
+				require.Equal(t, ref.peek(), q.peek())
+				was := q.sortedMode
+				want, got := ref.pop(), q.pop()
+				require.Equal(t, want.arg, got.arg, "after %d pushes", seq)
+				now = got.at
+				if !was && q.sortedMode {
+					toSorted++
+				}
+			}
+		}
+	}
+	require.Zero(t, ref.Len())
+	require.Positive(t, toHeap, "the queue never left sorted mode")
+	require.Positive(t, toSorted, "the queue never came back to sorted mode")
+	require.Positive(t, searched, "no insertion went past the scanned entries")
 }
