@@ -80,6 +80,7 @@ const (
 type firmware struct {
 	a        *Adapter
 	cmds     []fwCmd
+	free     []int // slots of cmds not used
 	queue    []int // commands in the NIC's command queue, FIFO; queue[0] runs when busy
 	busy     bool
 	backlog  []int    // commands the provider holds: the NIC's queue is full
@@ -107,7 +108,7 @@ func (f *firmware) create(call int) {
 var _ sim.Handler = (*firmware)(nil)
 
 func (f *firmware) add(c fwCmd) int {
-	i := claim(&f.cmds, func(c *fwCmd) bool { return c.used })
+	i := claim(&f.cmds, &f.free)
 	c.used, c.pages = true, f.cmds[i].pages[:0]
 	f.cmds[i] = c
 	return i
@@ -333,6 +334,7 @@ func (f *firmware) complete(id int) {
 	c := f.cmds[id]
 	f.cmds[id].used = false
 	f.cmds[id].mr, f.cmds[id].done = nil, nil
+	f.free = append(f.free, id)
 	if c.kind == fwCreate {
 		f.a.firmwareDone(f.a.calls.take(int(c.ctx)))
 		return

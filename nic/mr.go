@@ -138,6 +138,7 @@ func (t byIndex[T]) at(idx uint32) *T {
 type pendingCalls struct {
 	a       *Adapter
 	calls   []pendingCall
+	free    []int // slots of calls not used
 	waiting []int // initialisations waiting for a TPT write slot
 }
 
@@ -160,19 +161,20 @@ const (
 var _ sim.Handler = (*pendingCalls)(nil)
 
 func (p *pendingCalls) add(c pendingCall) int {
-	i := claim(&p.calls, func(c *pendingCall) bool { return c.used })
+	i := claim(&p.calls, &p.free)
 	c.used = true
 	p.calls[i] = c
 	return i
 }
 
-// claim returns the first slot of *s that is not used, growing *s by one
-// when every slot is.
-func claim[T any](s *[]T, used func(*T) bool) int {
-	for i := range *s {
-		if !used(&(*s)[i]) {
-			return i
-		}
+// claim returns a slot of *s that is not used: the last one freed (put
+// back on *free), or a new one, so a million calls pending at once cost no
+// search.
+func claim[T any](s *[]T, free *[]int) int {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return i
 	}
 	*s = append(*s, *new(T))
 	return len(*s) - 1
@@ -181,6 +183,7 @@ func claim[T any](s *[]T, used func(*T) bool) int {
 func (p *pendingCalls) take(id int) pendingCall {
 	c := p.calls[id]
 	p.calls[id] = pendingCall{}
+	p.free = append(p.free, id)
 	return c
 }
 
