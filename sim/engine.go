@@ -83,7 +83,7 @@ func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
 	}
 	ord := uint64(prio)<<seqBits | e.seq
-	if q := e.q; q != nil && q.sortedMode && q.n < sortedOn {
+	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		q.small.insert(qkey{at, ord}, payload{h, arg})
 		return
@@ -105,15 +105,19 @@ func (e *Engine) Step() bool { return e.stepUntil(MaxTick) }
 // stepUntil runs the next event if there is one at or before t, and reports
 // whether one ran.
 func (e *Engine) stepUntil(t Tick) bool {
-	if q := e.q; q != nil && q.sortedMode {
-		// The usual case: the next event is the last of the sorted array.
-		s := &q.small
-		n := s.n - 1
-		if n < 0 || s.keys[n].at > t {
+	if q := e.q; q != nil && q.ringMode {
+		// The usual case: the next event is the head of the ring's first
+		// occupied slot.
+		if q.n == 0 {
 			return false
 		}
-		at, v := s.takeLast()
-		q.n = n
+		r := &q.small
+		p := r.settle()
+		if r.nodes[r.heads[p]].k.at > t {
+			return false
+		}
+		at, v := r.takeAt(p)
+		q.n--
 		if Invariants && at < e.now {
 			panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
 		}

@@ -5,8 +5,9 @@ import "math"
 // eventQueue is the engine's event queue, ordered by (time, priority,
 // sequence). It has three modes, chosen by the number of pending events:
 //
-//   - sorted mode, up to sortedOn events (a NIC model keeps a few dozen):
-//     every event sits in one array sorted latest first (sortedSet);
+//   - ring mode, up to ringOn events (a NIC model keeps a few dozen): a
+//     timing wheel of nanosecond slots over the next microseconds, later
+//     events in a small heap (nearRing);
 //   - heap mode, up to calendarOn events: every event sits in one 4-ary
 //     heap (nearHeap);
 //   - calendar mode, above it: a calendar queue in the manner of R. Brown
@@ -21,7 +22,7 @@ import "math"
 //
 // After warm-up nothing allocates.
 type eventQueue struct {
-	small   sortedSet // sorted mode: every event
+	small   nearRing  // ring mode: every event
 	near    nearHeap  // heap mode: every event; calendar mode: late arrivals in the current window
 	run     windowRun // calendar mode: the current window, sorted
 	n       int       // live events
@@ -29,7 +30,7 @@ type eventQueue struct {
 
 	growAt, shrinkAt int // n outside [shrinkAt, growAt] changes the mode or the ring
 
-	sortedMode   bool
+	ringMode     bool
 	calendarMode bool
 	cal          calendar
 	scratch      []event // a window's entries on their way into run
@@ -46,13 +47,13 @@ const (
 	calendarOn  = 2048
 	calendarOff = calendarOn / 4
 
-	// sortedOn and sortedOff bound sorted mode, with the same hysteresis.
-	sortedOn  = 64
-	sortedOff = sortedOn / 4
+	// ringOn and ringOff bound ring mode, with the same hysteresis.
+	ringOn  = 64
+	ringOff = ringOn / 4
 )
 
 func newEventQueue() *eventQueue {
-	q := &eventQueue{winLast: MaxTick, growAt: sortedOn, sortedMode: true}
+	q := &eventQueue{winLast: MaxTick, growAt: ringOn, ringMode: true}
 	q.near.init()
 	return q
 }
@@ -62,10 +63,10 @@ func (q *eventQueue) Len() int { return q.n }
 
 func (q *eventQueue) push(ev event) {
 	q.n++
-	if q.sortedMode {
+	if q.ringMode {
 		q.small.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg})
-		if q.n > sortedOn {
-			q.sortedToHeap()
+		if q.n > ringOn {
+			q.ringToHeap()
 		}
 		return
 	}
@@ -91,8 +92,8 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 	if q.n == 0 {
 		return event{}, false
 	}
-	if q.sortedMode {
-		if q.small.keys[q.n-1].at > t {
+	if q.ringMode {
+		if q.small.peek().at > t {
 			return event{}, false
 		}
 		q.n--
@@ -105,8 +106,8 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 		}
 		q.n--
 		ev := q.near.take()
-		if q.n < sortedOff {
-			q.heapToSorted()
+		if q.n < ringOff {
+			q.heapToRing()
 		}
 		return ev, true
 	}
@@ -119,14 +120,14 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 // pop removes and returns the smallest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
 	q.n--
-	if q.sortedMode {
+	if q.ringMode {
 		return q.small.take()
 	}
 	if !q.calendarMode {
 		q.near.settle()
 		ev := q.near.take()
-		if q.n < sortedOff {
-			q.heapToSorted()
+		if q.n < ringOff {
+			q.heapToRing()
 		}
 		return ev
 	}
@@ -151,7 +152,7 @@ func (q *eventQueue) pop() event {
 // not be empty. It may move the current window forward, which changes nothing
 // observable.
 func (q *eventQueue) peek() Tick {
-	if q.sortedMode {
+	if q.ringMode {
 		return q.small.peek().at
 	}
 	q.near.settle()
@@ -279,8 +280,8 @@ func (q *eventQueue) toHeap() {
 	q.growAt, q.shrinkAt = calendarOn, 0
 }
 
-// sortedToHeap moves every event from the sorted array into the heap.
-func (q *eventQueue) sortedToHeap() {
+// ringToHeap moves every event from the ring into the heap.
+func (q *eventQueue) ringToHeap() {
 	rest := q.small.drain(q.scratch[:0])
 	for i := range rest {
 		q.near.add(&rest[i])
@@ -288,16 +289,16 @@ func (q *eventQueue) sortedToHeap() {
 	clear(rest)
 	q.scratch = rest[:0]
 	q.near.heapify()
-	q.sortedMode = false
+	q.ringMode = false
 	q.growAt, q.shrinkAt = calendarOn, 0
 }
 
-// heapToSorted moves every event from the heap into the sorted array.
-func (q *eventQueue) heapToSorted() {
+// heapToRing moves every event from the heap into the ring.
+func (q *eventQueue) heapToRing() {
 	rest := q.near.drain(q.scratch[:0])
 	q.small.load(rest)
 	clear(rest)
 	q.scratch = rest[:0]
-	q.sortedMode = true
-	q.growAt = sortedOn
+	q.ringMode = true
+	q.growAt = ringOn
 }

@@ -264,19 +264,20 @@ func TestWindowSortOrdersTiesWhateverTheirArrivalOrder(t *testing.T) {
 	}
 }
 
-// TestSortedModeMatchesReferenceAcrossModeChanges drives the queue around
-// the small populations of sorted mode and across its bounds (sortedOn up
-// to heap mode, sortedOff back), with new events both among the earliest
-// (the scan from the end) and later than sortedScan entries (the binary
-// search), against the reference 4-ary heap: every dispatch must agree.
-func TestSortedModeMatchesReferenceAcrossModeChanges(t *testing.T) {
+// TestRingModeMatchesReferenceAcrossModeChanges drives the queue around the
+// small populations of ring mode and across its bounds (ringOn up to heap
+// mode, ringOff back) against the reference 4-ary heap, with events on the
+// same slot out of order (the slot list's insertion), beyond the window (the
+// far heap), and earlier than the window's start after a peek moved it (the
+// rewind): every dispatch and every peek must agree.
+func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 	seed := testSeed(t)
-	rng := Stream(seed, "queue-sorted")
+	rng := Stream(seed, "queue-ring-mode")
 	q, ref := newEventQueue(), &heap4Queue{}
 	var now Tick
 	var seq uint64
-	toHeap, toSorted, searched := 0, 0, 0
-	for _, target := range []int{4, sortedOn + 20, 2, sortedOn - 1, sortedOn * 3, 0, 40, 0} {
+	toHeap, toRing, linked, far, rewound := 0, 0, 0, 0, 0
+	for _, target := range []int{4, ringOn + 20, 2, ringOn - 1, ringOn * 3, 0, 40, 0} {
 		g := newDelayGen(rng)
 		for steps := 0; q.Len() != target || steps < 3000; steps++ {
 			nPush, nPop := rng.IntN(3), rng.IntN(3)
@@ -285,33 +286,46 @@ func TestSortedModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 			} else if q.Len() > target {
 				nPop += rng.IntN(6)
 			}
+			if q.Len() > 0 && rng.IntN(4) == 0 {
+				q.peek() // as RunUntil does before time moves to its bound: the window may move on
+			}
 			for k := 0; k < nPush; k++ {
 				seq++
 				ev := event{at: now + g.next(), ord: uint64(rng.IntN(4)*10)<<seqBits | seq, arg: seq}
-				if q.sortedMode && q.small.n > sortedScan && before(&qkey{ev.at, ev.ord}, &q.small.keys[q.small.n-1-sortedScan]) == 0 {
-					searched++
+				if r := &q.small; q.ringMode {
+					s := uint64(ev.at) >> ringShift
+					switch {
+					case s < r.cur:
+						rewound++
+					case s-r.cur >= ringSlots:
+						far++
+					case r.tails[s&(ringSlots-1)] != 0 && before(&r.nodes[r.tails[s&(ringSlots-1)]].k, &qkey{ev.at, ev.ord}) == 0:
+						linked++
+					}
 				}
-				was := q.sortedMode
+				was := q.ringMode
 				q.push(ev)
 				ref.push(ev)
-				if was && !q.sortedMode {
+				if was && !q.ringMode {
 					toHeap++
 				}
 			}
 			for k := min(nPop, q.Len()); k > 0; k-- {
 				require.Equal(t, ref.peek(), q.peek())
-				was := q.sortedMode
+				was := q.ringMode
 				want, got := ref.pop(), q.pop()
 				require.Equal(t, want.arg, got.arg, "after %d pushes", seq)
 				now = got.at
-				if !was && q.sortedMode {
-					toSorted++
+				if !was && q.ringMode {
+					toRing++
 				}
 			}
 		}
 	}
 	require.Zero(t, ref.Len())
-	require.Positive(t, toHeap, "the queue never left sorted mode")
-	require.Positive(t, toSorted, "the queue never came back to sorted mode")
-	require.Positive(t, searched, "no insertion went past the scanned entries")
+	require.Positive(t, toHeap, "the queue never left ring mode")
+	require.Positive(t, toRing, "the queue never came back to ring mode")
+	require.Positive(t, linked, "no event was linked into a slot ahead of its tail")
+	require.Positive(t, far, "no event went beyond the window")
+	require.Positive(t, rewound, "the window never moved back")
 }

@@ -1,0 +1,277 @@
+package sim
+
+import "math/bits"
+
+// nearRing is the queue's small mode: a timing wheel of ringSlots slots of
+// 2^ringShift ps (about a nanosecond) covering the next microseconds, with
+// the rare event beyond it in a heap (far). A clocked model keeps a few
+// dozen events pending, almost all within a microsecond and most among the
+// earliest few, so a new event is appended to its slot's short list in
+// (time, priority, sequence) order - at the tail when, as usual, its
+// sequence number is the largest of its time - and the next event is the
+// head of the first slot whose bit is set in the occupancy bitmap. Neither
+// depends on how many events are pending.
+//
+// Invariant: every event of absolute slot s with cur <= s < cur+ringSlots
+// is in ring position s mod ringSlots; every later one is in far; none is
+// earlier than cur (events are never scheduled in the past).
+type nearRing struct {
+	heads [ringSlots]uint32 // first node of each position's list; 0: empty
+	tails [ringSlots]uint32
+	bits  [ringSlots / 64]uint64
+	nodes []ringNode // nodes[0] is unused: 0 ends a list
+	free  []uint32   // free[:nfree] are the nodes not in use
+	nfree int
+	far   []event // a binary heap of the events beyond the window
+	cur   uint64  // absolute slot of the window's start
+	n     int     // events in the ring (far excluded)
+}
+
+const (
+	ringShift = 10   // slot width 1024 ps
+	ringSlots = 4096 // window about 4.2 µs
+)
+
+type ringNode struct {
+	k    qkey
+	v    payload
+	next uint32
+}
+
+func (r *nearRing) len() int { return r.n + len(r.far) }
+
+// insert adds an event.
+func (r *nearRing) insert(k qkey, v payload) {
+	s := uint64(k.at) >> ringShift
+	if s-r.cur >= ringSlots {
+		if s >= r.cur {
+			r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
+			return
+		}
+		r.rewind(s)
+	}
+	if r.nfree == 0 {
+		r.growNodes()
+	}
+	r.nfree--
+	id := r.free[r.nfree]
+	nd := &r.nodes[id]
+	nd.k, nd.v, nd.next = k, v, 0
+	r.n++
+	p := s & (ringSlots - 1)
+	t := r.tails[p]
+	switch {
+	case t == 0:
+		r.heads[p], r.tails[p] = id, id
+		r.bits[p>>6] |= 1 << (p & 63)
+	case before(&r.nodes[t].k, &k) == 1: // the usual case: after the last
+		r.nodes[t].next = id
+		r.tails[p] = id
+	default:
+		r.link(p, id)
+	}
+}
+
+// link puts node id in order into the non-empty list of position p, not
+// after its tail.
+func (r *nearRing) link(p uint64, id uint32) {
+	nodes := r.nodes
+	k := &nodes[id].k
+	h := r.heads[p]
+	if before(k, &nodes[h].k) == 1 {
+		nodes[id].next = h
+		r.heads[p] = id
+		return
+	}
+	for before(&nodes[nodes[h].next].k, k) == 1 {
+		h = nodes[h].next
+	}
+	nodes[id].next = nodes[h].next
+	nodes[h].next = id
+}
+
+// first is the ring position of the earliest event; the ring must hold
+// one.
+func (r *nearRing) first() uint64 {
+	p := r.cur & (ringSlots - 1)
+	w := p >> 6
+	if b := r.bits[w] >> (p & 63); b != 0 {
+		return p + uint64(bits.TrailingZeros64(b))
+	}
+	for i := uint64(1); i <= ringSlots/64; i++ {
+		wi := (w + i) & (ringSlots/64 - 1)
+		if r.bits[wi] != 0 {
+			return wi<<6 + uint64(bits.TrailingZeros64(r.bits[wi]))
+		}
+	}
+	panic("sim: ring: no event")
+}
+
+// settle makes the window start at the earliest event: it moves cur up to
+// its slot, or, with the ring empty, to the first far event's slot, pulling
+// in the far events the moved window covers. It returns the ring position
+// of the earliest event. The set must not be empty.
+func (r *nearRing) settle() uint64 {
+	if p := r.cur & (ringSlots - 1); r.heads[p] != 0 {
+		return p // the usual case: more events on the current slot
+	}
+	if r.n == 0 {
+		r.cur = uint64(r.far[0].at) >> ringShift
+		r.pull()
+	}
+	p := r.first()
+	if d := (p - r.cur) & (ringSlots - 1); d != 0 {
+		r.cur += d
+		r.pull()
+	}
+	return p
+}
+
+// rewind moves the window's start back to slot s (an event earlier than
+// the window: time moved on to a RunUntil bound short of the window's
+// start, and an event was scheduled there); the events the window no
+// longer covers go to far.
+func (r *nearRing) rewind(s uint64) {
+	d := r.cur - s
+	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots && r.n > 0; a++ {
+		p := a & (ringSlots - 1)
+		for id := r.heads[p]; id != 0; {
+			nd := &r.nodes[id]
+			r.farPush(event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg})
+			next := nd.next
+			nd.v = payload{}
+			r.free[r.nfree] = id
+			r.nfree++
+			r.n--
+			id = next
+		}
+		r.heads[p], r.tails[p] = 0, 0
+		r.bits[p>>6] &^= 1 << (p & 63)
+	}
+	r.cur = s
+}
+
+// pull moves the far events the window now covers into the ring.
+func (r *nearRing) pull() {
+	for len(r.far) > 0 && uint64(r.far[0].at)>>ringShift-r.cur < ringSlots {
+		ev := r.farPop()
+		r.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg})
+	}
+}
+
+// peek is the next event's key. The set must not be empty.
+func (r *nearRing) peek() qkey {
+	p := r.settle()
+	return r.nodes[r.heads[p]].k
+}
+
+// takeFirst removes the next event and returns its time and payload. The
+// set must not be empty.
+func (r *nearRing) takeFirst() (Tick, payload) { return r.takeAt(r.settle()) }
+
+// takeAt removes the first event of position p, which settle returned, and
+// returns its time and payload.
+func (r *nearRing) takeAt(p uint64) (Tick, payload) {
+	id := r.heads[p]
+	nd := &r.nodes[id]
+	if nd.next == 0 {
+		r.heads[p], r.tails[p] = 0, 0
+		r.bits[p>>6] &^= 1 << (p & 63)
+	} else {
+		r.heads[p] = nd.next
+	}
+	r.free[r.nfree] = id // the node keeps its payload until reused
+	r.nfree++
+	r.n--
+	return nd.k.at, nd.v
+}
+
+// take removes and returns the next event. The set must not be empty.
+func (r *nearRing) take() event {
+	k := r.peek()
+	_, v := r.takeFirst()
+	return event{at: k.at, ord: k.ord, h: v.h, arg: v.arg}
+}
+
+// drain appends every event to dst, in order, and empties the set.
+func (r *nearRing) drain(dst []event) []event {
+	for r.len() > 0 {
+		dst = append(dst, r.take())
+	}
+	return dst
+}
+
+// load fills the empty set with evs, starting the window at the earliest.
+func (r *nearRing) load(evs []event) {
+	if len(evs) == 0 {
+		return
+	}
+	lo := evs[0].at
+	for i := range evs {
+		lo = min(lo, evs[i].at)
+	}
+	r.cur = uint64(lo) >> ringShift
+	for i := range evs {
+		r.insert(qkey{evs[i].at, evs[i].ord}, payload{evs[i].h, evs[i].arg})
+	}
+}
+
+// growNodes doubles the node pool (after warm-up it is large enough and
+// nothing allocates).
+func (r *nearRing) growNodes() {
+	old := len(r.nodes)
+	c := max(2*old, 64)
+	nodes := make([]ringNode, c)
+	copy(nodes, r.nodes)
+	free := make([]uint32, c)
+	copy(free, r.free[:r.nfree])
+	for i := c - 1; i >= max(old, 1); i-- {
+		free[r.nfree] = uint32(i)
+		r.nfree++
+	}
+	r.nodes, r.free = nodes, free
+}
+
+func (r *nearRing) farPush(ev event) {
+	r.far = append(r.far, ev)
+	h := r.far
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !ev.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = ev
+}
+
+func (r *nearRing) farPop() event {
+	h := r.far
+	top := h[0]
+	last := len(h) - 1
+	x := h[last]
+	h[last] = event{}
+	h = h[:last]
+	r.far = h
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && h[c+1].less(&h[c]) {
+			c++
+		}
+		if !h[c].less(&x) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if len(h) > 0 {
+		h[i] = x
+	}
+	return top
+}
