@@ -40,6 +40,7 @@ type TickDriver struct {
 	lastTick Tick
 	ticked   bool
 	ticks    uint64
+	edge     Tick // the last edge nextEdge found
 }
 
 var _ Handler = (*TickDriver)(nil)
@@ -62,8 +63,7 @@ func (d *TickDriver) Ticks() uint64 { return d.ticks }
 // Wake schedules a tick at the next edge at or after now (strictly after the
 // last tick), unless one is already pending at or before that edge.
 func (d *TickDriver) Wake() {
-	now := d.eng.Now()
-	at := d.clock.NextEdge(now)
+	at := d.nextEdge(d.eng.now)
 	if d.ticked && at <= d.lastTick {
 		at = d.lastTick + d.clock.Period
 	}
@@ -72,14 +72,30 @@ func (d *TickDriver) Wake() {
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
 func (d *TickDriver) WakeAt(t Tick) {
-	if t < d.eng.Now() {
-		t = d.eng.Now()
+	if t < d.eng.now {
+		t = d.eng.now
 	}
-	at := d.clock.NextEdge(t)
+	at := d.nextEdge(t)
 	if d.ticked && at <= d.lastTick {
 		at = d.lastTick + d.clock.Period
 	}
 	d.wakeAt(at)
+}
+
+// nextEdge is d.clock.NextEdge(t), without a division when t is within a
+// period after the last edge it found (a driver is woken near its last
+// edge).
+func (d *TickDriver) nextEdge(t Tick) Tick {
+	e, p := d.edge, d.clock.Period
+	switch {
+	case t <= e && e-t < p:
+		return e
+	case t > e && t-e <= p:
+		d.edge = e + p
+		return d.edge
+	}
+	d.edge = d.clock.NextEdge(t)
+	return d.edge
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
