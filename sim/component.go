@@ -41,6 +41,19 @@ type TickDriver struct {
 	ticked   bool
 	ticks    uint64
 	edge     Tick // the last edge nextEdge found
+
+	// The pending tick's event: its key and, when the queue can take it
+	// out again, its handle.
+	pendKey Key
+	pendH   handle
+	// ghosts are the keys of tick events that are not in the queue
+	// although an engine that left nothing out would hold them: superseded
+	// events taken out, and events a wake would have added for a time that
+	// already had one. Such an event runs at its place and does nothing -
+	// unless the driver has been woken for its time by then, when it is the
+	// one that ticks. A wake for a time therefore takes the smallest key,
+	// its own or a ghost's, whose place has not passed.
+	ghosts []Key
 }
 
 var _ Handler = (*TickDriver)(nil)
@@ -99,16 +112,46 @@ func (d *TickDriver) nextEdge(t Tick) Tick {
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
+	e := d.eng
 	if d.pending {
 		if d.pendAt <= at {
 			return
 		}
-		// An earlier wake supersedes the pending one: the pending event stays
-		// in the queue and is ignored when it fires (its time no longer matches).
+		// An earlier wake supersedes the pending one. Its event is ignored
+		// when it runs (its time no longer matches); it is taken out of the
+		// queue when the queue can, and remembered as a ghost.
+		if e.Virtual(d.pendKey) && e.remove(d.pendH, d.pendAt) {
+			d.ghosts = append(d.ghosts, d.pendKey)
+		}
+	}
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
 	}
 	d.pending = true
 	d.pendAt = at
-	d.eng.push(at, PrioTick, d, uint64(at))
+	d.pendKey = k
+	d.pendH = e.pushTracked(k, d, uint64(at))
+}
+
+// ghostFor returns the key the tick of n's time takes, n being the key of
+// the event a wake adds: the smallest of n and the ghosts of that time
+// whose place has not passed. The others stay ghosts (n among them when a
+// ghost is taken); ghosts whose place has passed are forgotten.
+func (d *TickDriver) ghostFor(n Key) Key {
+	k, keep := n, d.ghosts[:0]
+	for _, g := range d.ghosts {
+		switch {
+		case d.eng.Passed(g):
+			continue
+		case g.at == n.at && before(&g, &k) == 1:
+			g, k = k, g
+		}
+		keep = append(keep, g)
+	}
+	clear(d.ghosts[len(keep):])
+	d.ghosts = keep
+	return k
 }
 
 // Handle runs one tick.

@@ -20,6 +20,12 @@ type Engine struct {
 	stopped  bool
 	executed uint64
 	depth    int // handlers running (InEvent)
+
+	// hwm is the largest key dispatched, or passed by RunUntil's bound: an
+	// event queued with a key below it would have run (see Reserve).
+	hwm Key
+	// maxAt is the latest time an event was scheduled or reserved for.
+	maxAt Tick
 }
 
 // NewEngine returns an engine at time 0 with an empty queue.
@@ -77,12 +83,19 @@ func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
 	e.push(e.now+d, prio, h, arg)
 }
 
-func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
+// nextOrd takes the next sequence number for an event of priority prio at
+// time at.
+func (e *Engine) nextOrd(at Tick, prio Priority) uint64 {
 	e.seq++
 	if e.seq >= 1<<seqBits-1 {
 		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
 	}
-	ord := uint64(prio)<<seqBits | e.seq
+	e.maxAt = max(e.maxAt, at)
+	return uint64(prio)<<seqBits | e.seq
+}
+
+func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
+	ord := e.nextOrd(at, prio)
 	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		q.small.insert(qkey{at, ord}, payload{h, arg})
@@ -90,6 +103,53 @@ func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 	}
 	e.pushSlow(event{at: at, ord: ord, h: h, arg: arg})
 }
+
+// Reserve takes the place an event of priority prio at time at (not before
+// Now) would take if it were scheduled now, without scheduling it. A
+// component whose event would do nothing when it runs, as far as it can tell
+// now, reserves it instead of scheduling it, and schedules it at the key
+// (ScheduleKey) as soon as that may change - before Passed says the event's
+// place has been reached. Every other event keeps its place: the run is the
+// same event for event, only the events that did nothing are not run. A key
+// that Virtual refuses must be scheduled at once.
+func (e *Engine) Reserve(at Tick, prio Priority) Key {
+	if at < e.now {
+		at = e.now
+	}
+	return Key{at, e.nextOrd(at, prio)}
+}
+
+// Virtual reports whether an event reserved at k may stay unscheduled: no
+// event after it in the order has run yet.
+func (e *Engine) Virtual(k Key) bool { return before(&e.hwm, &k) == 1 }
+
+// Passed reports whether an event at k, had it been scheduled when k was
+// reserved, would have run by now. Only meaningful for a key Virtual
+// accepted.
+func (e *Engine) Passed(k Key) bool { return before(&k, &e.hwm) == 1 }
+
+// ScheduleKey schedules h.Handle(k's time, arg) at the place k reserved. The
+// place must not have been passed.
+func (e *Engine) ScheduleKey(k Key, h Handler, arg uint64) {
+	if Invariants && e.Passed(k) {
+		panic(fmt.Sprintf("sim: invariant: event scheduled at key (%v, %x) already passed", k.at, k.ord))
+	}
+	e.pushSlow(event{at: k.at, ord: k.ord, h: h, arg: arg})
+}
+
+// pushTracked schedules an event at key k and returns a handle to it when
+// the queue can take it out again (remove).
+func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle {
+	if e.alt != nil {
+		e.alt.push(event{at: k.at, ord: k.ord, h: h, arg: arg})
+		return handle{}
+	}
+	return e.q.pushTracked(event{at: k.at, ord: k.ord, h: h, arg: arg})
+}
+
+// remove takes the event at time at that h names out of the queue, if the
+// queue can; it reports whether it did.
+func (e *Engine) remove(h handle, at Tick) bool { return e.alt == nil && e.q.remove(h, at) }
 
 func (e *Engine) pushSlow(ev event) {
 	if e.alt == nil {
@@ -113,11 +173,15 @@ func (e *Engine) stepUntil(t Tick) bool {
 		}
 		r := &q.small
 		p := r.settle()
-		if r.nodes[r.heads[p]].k.at > t {
+		k := r.nodes[r.heads[p]].k
+		if k.at > t {
 			return false
 		}
 		at, v := r.takeAt(p)
 		q.n--
+		if before(&e.hwm, &k) == 1 {
+			e.hwm = k
+		}
 		if Invariants && at < e.now {
 			panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
 		}
@@ -147,6 +211,9 @@ func (e *Engine) stepSlow(t Tick) bool {
 	if Invariants && ev.at < e.now {
 		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", ev.at, e.now))
 	}
+	if k := (Key{ev.at, ev.ord}); before(&e.hwm, &k) == 1 {
+		e.hwm = k
+	}
 	e.now = ev.at
 	e.executed++
 	e.depth++
@@ -164,6 +231,19 @@ func (e *Engine) Run() {
 	e.stopped = false
 	for !e.stopped && e.stepUntil(MaxTick) {
 	}
+	if !e.stopped {
+		// Reserved events that were never scheduled ran too, doing
+		// nothing: time ends at the latest event, as it would have.
+		e.now = max(e.now, e.maxAt)
+		e.passTo(e.now)
+	}
+}
+
+// passTo marks every event at or before t as passed.
+func (e *Engine) passTo(t Tick) {
+	if k := (Key{t, ^uint64(0)}); before(&e.hwm, &k) == 1 {
+		e.hwm = k
+	}
 }
 
 // RunUntil runs every event at or before t, then sets the time to t (unless
@@ -173,8 +253,9 @@ func (e *Engine) RunUntil(t Tick) {
 	e.stopped = false
 	for !e.stopped && e.stepUntil(t) {
 	}
-	if !e.stopped && t > e.now {
-		e.now = t
+	if !e.stopped {
+		e.now = max(e.now, t)
+		e.passTo(t)
 	}
 }
 

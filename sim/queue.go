@@ -86,6 +86,32 @@ func (q *eventQueue) push(ev event) {
 	}
 }
 
+// handle names a queued event the queue can take out again: its ring node
+// and the ring's epoch when it was queued. The zero handle names none.
+type handle struct{ node, epoch uint32 }
+
+// pushTracked queues ev and returns a handle to it when the queue can
+// remove it later (ring mode, within the window).
+func (q *eventQueue) pushTracked(ev event) handle {
+	if q.ringMode && q.n < ringOn {
+		q.n++
+		return handle{q.small.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg}), q.small.epoch}
+	}
+	q.push(ev)
+	return handle{}
+}
+
+// remove takes out the event at time at that h names, if the queue can; it
+// reports whether it did. The event must not have been dispatched.
+func (q *eventQueue) remove(h handle, at Tick) bool {
+	if h.node == 0 || !q.ringMode || h.epoch != q.small.epoch {
+		return false
+	}
+	q.small.remove(h.node, at)
+	q.n--
+	return true
+}
+
 // popUntil removes and returns the smallest event if the queue holds one at
 // or before t.
 func (q *eventQueue) popUntil(t Tick) (event, bool) {

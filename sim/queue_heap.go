@@ -5,11 +5,18 @@ import (
 	"math/bits"
 )
 
-// qkey is an event's place in the order: (time, priority<<seqBits|sequence).
-type qkey struct {
+// Key is an event's place in the engine's order: its time, then its
+// priority and sequence number (priority<<seqBits|sequence).
+type Key struct {
 	at  Tick
 	ord uint64
 }
+
+// qkey is the queue's name for Key.
+type qkey = Key
+
+// At is the key's time.
+func (k Key) At() Tick { return k.at }
 
 // payload is what an event carries besides its key.
 type payload struct {

@@ -25,6 +25,7 @@ type nearRing struct {
 	far   []event // a binary heap of the events beyond the window
 	cur   uint64  // absolute slot of the window's start
 	n     int     // events in the ring (far excluded)
+	epoch uint32  // changes when node numbers stop naming the events they named
 }
 
 const (
@@ -40,13 +41,13 @@ type ringNode struct {
 
 func (r *nearRing) len() int { return r.n + len(r.far) }
 
-// insert adds an event.
-func (r *nearRing) insert(k qkey, v payload) {
+// insert adds an event and returns its node (0: in far).
+func (r *nearRing) insert(k qkey, v payload) uint32 {
 	s := uint64(k.at) >> ringShift
 	if s-r.cur >= ringSlots {
 		if s >= r.cur {
 			r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
-			return
+			return 0
 		}
 		r.rewind(s)
 	}
@@ -70,6 +71,35 @@ func (r *nearRing) insert(k qkey, v payload) {
 	default:
 		r.link(p, id)
 	}
+	return id
+}
+
+// remove takes node id, an event at time at not yet dispatched, out of the
+// ring.
+func (r *nearRing) remove(id uint32, at Tick) {
+	p := (uint64(at) >> ringShift) & (ringSlots - 1)
+	nodes := r.nodes
+	next := nodes[id].next
+	if h := r.heads[p]; h == id {
+		if next == 0 {
+			r.heads[p], r.tails[p] = 0, 0
+			r.bits[p>>6] &^= 1 << (p & 63)
+		} else {
+			r.heads[p] = next
+		}
+	} else {
+		for nodes[h].next != id {
+			h = nodes[h].next
+		}
+		nodes[h].next = next
+		if next == 0 {
+			r.tails[p] = h
+		}
+	}
+	nodes[id].v = payload{}
+	r.free[r.nfree] = id
+	r.nfree++
+	r.n--
 }
 
 // link puts node id in order into the non-empty list of position p, not
@@ -132,6 +162,7 @@ func (r *nearRing) settle() uint64 {
 // start, and an event was scheduled there); the events the window no
 // longer covers go to far.
 func (r *nearRing) rewind(s uint64) {
+	r.epoch++
 	d := r.cur - s
 	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots && r.n > 0; a++ {
 		p := a & (ringSlots - 1)
@@ -195,6 +226,7 @@ func (r *nearRing) take() event {
 
 // drain appends every event to dst, in order, and empties the set.
 func (r *nearRing) drain(dst []event) []event {
+	r.epoch++
 	for r.len() > 0 {
 		dst = append(dst, r.take())
 	}
