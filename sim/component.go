@@ -54,6 +54,17 @@ type TickDriver struct {
 	// one that ticks. A wake for a time therefore takes the smallest key,
 	// its own or a ghost's, whose place has not passed.
 	ghosts []Key
+	// arrivals are wakes by messages arriving on ports (port events of
+	// priority PrioDeliver) that are reserved but not queued: at their
+	// place the driver will be due to tick no later than the edge they
+	// would wake it for, so they would do nothing. One is queued at its key
+	// as soon as that may no longer hold (after a tick).
+	arrivals []arrival
+}
+
+type arrival struct {
+	k Key
+	h Handler
 }
 
 var _ Handler = (*TickDriver)(nil)
@@ -166,4 +177,37 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 	if d.t.Tick(now) {
 		d.wakeAt(now + d.clock.Period)
 	}
+	if len(d.arrivals) > 0 {
+		d.checkArrivals(now)
+	}
+}
+
+// arrival is a port's message becoming visible at at, which wakes the
+// driver there (h, at priority PrioDeliver). When the driver is due to tick
+// by the edge that wake would ask for, the event would do nothing and is
+// only reserved.
+func (d *TickDriver) arrival(at Tick, h Handler) {
+	k := d.eng.Reserve(at, PrioDeliver)
+	if d.pending && d.pendAt <= d.clock.NextEdge(at) && d.eng.Virtual(k) {
+		d.arrivals = append(d.arrivals, arrival{k, h})
+		return
+	}
+	d.eng.ScheduleKey(k, h, 0)
+}
+
+// checkArrivals, after a tick at now, forgets the reserved arrivals whose
+// place has passed and queues those that would no longer do nothing.
+func (d *TickDriver) checkArrivals(now Tick) {
+	keep := d.arrivals[:0]
+	for _, a := range d.arrivals {
+		switch {
+		case a.k.at <= now:
+		case d.pending && d.pendAt <= d.clock.NextEdge(a.k.at):
+			keep = append(keep, a)
+		default:
+			d.eng.ScheduleKey(a.k, a.h, 0)
+		}
+	}
+	clear(d.arrivals[len(keep):])
+	d.arrivals = keep
 }

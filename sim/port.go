@@ -16,7 +16,8 @@ type Port[T any] struct {
 	head    int
 	n       int
 	dst     Waker
-	dstWake Handler // wakes dst; built once in Connect so Send allocates nothing
+	dstWake Handler     // wakes dst; built once in Connect so Send allocates nothing
+	dstDrv  *TickDriver // dst, when it is a tick driver
 	src     Waker
 	blocked bool // a sender found the port full since the last Pop
 
@@ -53,6 +54,7 @@ func MustNewPort[T any](name string, eng *Engine, capacity int, latency Tick) *P
 func (p *Port[T]) Connect(src, dst Waker) {
 	p.src, p.dst = src, dst
 	p.dstWake = nil
+	p.dstDrv, _ = dst.(*TickDriver)
 	if dst != nil {
 		p.dstWake = &portWake{dst}
 	}
@@ -97,12 +99,14 @@ func (p *Port[T]) Send(m T) error {
 	if p.n > p.maxDepth {
 		p.maxDepth = p.n
 	}
-	if p.dst != nil {
-		if p.latency == 0 {
-			p.dst.Wake()
-		} else {
-			p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
-		}
+	switch {
+	case p.dst == nil:
+	case p.latency == 0:
+		p.dst.Wake()
+	case p.dstDrv != nil:
+		p.dstDrv.arrival(now+p.latency, p.dstWake)
+	default:
+		p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
 	}
 	return nil
 }
