@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -46,12 +45,7 @@ type File struct {
 // when not an I/O error, is Errors: every problem found, each with
 // file:line:col (or the --set that caused it), key path and allowed range.
 func Load(path string, opts Options) (*File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

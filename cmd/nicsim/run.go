@@ -16,7 +16,6 @@ import (
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
-	"github.com/nicsim/nicsim/workloads/scenario"
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
@@ -126,14 +125,20 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 	loaded := make([]*workloads.File, len(c.files))
 	bad := false
 	for i, f := range c.files {
-		if scenario.IsFile(f) {
+		in, err := readInput(f)
+		if err != nil {
+			fmt.Fprintln(c.stderr, err)
+			bad = true
+			continue
+		}
+		if in.scenario {
 			if len(c.files) > 1 || len(c.sets) > 0 || c.seed != nil {
 				fmt.Fprintf(c.stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
 				return nil, exitUsage, false
 			}
-			return nil, runScenario(f, c.stdout, c.stderr), false
+			return nil, runScenario(in, c.stdout, c.stderr), false
 		}
-		lf, err := workloads.Load(f, opts)
+		lf, err := in.load(opts)
 		if err != nil {
 			fmt.Fprintln(c.stderr, err)
 			bad = true

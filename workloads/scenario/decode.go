@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -82,15 +81,18 @@ func IsScenario(data []byte) bool {
 	return false
 }
 
-// IsFile is IsScenario on a file; false when it cannot be read.
+// IsFile is IsScenario on a file; false when it cannot be read. It reads
+// the file: a caller that goes on to load it reads it once
+// (workloads.ReadFile), then asks IsScenario.
 func IsFile(path string) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && len(b) <= workloads.FileBytesMax && IsScenario(b)
+	b, err := workloads.ReadFile(path)
+	return err == nil && IsScenario(b)
 }
 
-// Load reads and decodes a scenario file.
+// Load reads (once, at most workloads.FileBytesMax bytes) and decodes a
+// scenario file.
 func Load(path string) (*Scenario, error) {
-	b, err := os.ReadFile(path)
+	b, err := workloads.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
