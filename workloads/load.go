@@ -67,7 +67,8 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // ParseDocument reads exactly one YAML document whose root is a mapping,
 // as workload and scenario files are: at most FileBytesMax bytes, no second
-// document; a syntax error names its line. name is used in messages.
+// document; a syntax error names its line and column (syntax.go). name is
+// used in messages.
 func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 	fail := func(line int, format string, args ...any) (*yaml.Node, Errors) {
 		return nil, Errors{{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}}
@@ -86,12 +87,12 @@ func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 		if errors.Is(err, io.EOF) {
 			return fail(0, "empty file: a workload needs at least generators and run")
 		}
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return fail(line, "YAML syntax: %s", m[2])
+		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
 		}
-		return fail(0, "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+		return nil, Errors{syntaxError(name, data, line, msg)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {

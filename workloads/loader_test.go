@@ -161,7 +161,7 @@ func TestAliasesMergeKeysAndExtraDocumentsRejected(t *testing.T) {
 	require.Contains(t, loadErr(t, minimal+"---\nrun: {}\n"), "more than one YAML document")
 	require.Contains(t, loadErr(t, ""), "empty file")
 	require.Contains(t, loadErr(t, "- 1\n"), "the top level must be a mapping")
-	require.Contains(t, loadErr(t, "run: [\n"), "w.yaml:1: YAML syntax: did not find expected node content")
+	require.Contains(t, loadErr(t, "run: [\n"), "w.yaml:2:1: YAML syntax: did not find expected node content")
 }
 
 func TestSweepExpandsPointsInOrder(t *testing.T) {
