@@ -12,6 +12,7 @@ import (
 // arg is one decoded argument.
 type arg struct {
 	line  int
+	col   int
 	u     uint64
 	s     string
 	b     bool
@@ -101,7 +102,7 @@ func (d *decoder) args(n *yaml.Node, path, fields, required string) args {
 
 // arg decodes one argument of the given kind; nil when it is invalid.
 func (d *decoder) arg(v *yaml.Node, path string, kind byte) *arg {
-	a := &arg{line: v.Line}
+	a := &arg{line: v.Line, col: v.Column}
 	if sub, ok := subArgs[kind]; ok {
 		a.sub = d.args(v, path, sub.fields, sub.required)
 		if kind == 'l' && (a.sub["mr"] == nil) == (a.sub["token"] == nil) {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,6 +19,10 @@ const (
 	ObjectsMax = 4096
 	BytesMax   = 1 << 24 // one fill/check range or data length
 	PagesMax   = 4096    // pages of one fast_register
+	// RunUSMax bounds one run: {us: N} and all of a scenario's together:
+	// 10^12 µs is 10^18 ps, below 2^60 ps (runTimeMaxPS), so no time the
+	// model computes from it comes near a Tick's 2^64.
+	RunUSMax = 1_000_000_000_000
 )
 
 // Scenario is a decoded scenario file.
@@ -46,7 +49,7 @@ type Step struct {
 	Args     args
 	Expect   *nic.Status // nil: not checked
 	Callback *nic.Status
-	Polls    []poll
+	Polls    []poll // a poll's expected completions; nil: not checked
 }
 
 // poll is one completion a poll step expects.
@@ -103,6 +106,7 @@ type decoder struct {
 	file  string
 	errs  workloads.Errors
 	hosts map[string]bool
+	runUS uint64 // the run: {us: N} steps so far, added up
 }
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
@@ -125,6 +129,7 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 	d := &decoder{file: name, hosts: map[string]bool{}}
 	s := &Scenario{File: name, Wire: nic.DefaultWireSpec()}
 	var stepsNode *yaml.Node
+	d.noDuplicates(root, "")
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "hosts" {
 			d.decodeHosts(s, root.Content[i+1]) // first: steps name the hosts
@@ -140,10 +145,7 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 			s.Name = v.Value
 		case "hosts":
 		case "wire":
-			d.decodeJSON(v, "wire", &s.Wire)
-			if err := s.Wire.Validate(); err != nil {
-				d.fail(v, "wire", "%v", err)
-			}
+			d.model(v, "wire", &s.Wire)
 		case "steps":
 			stepsNode = v
 		default:
@@ -178,28 +180,37 @@ func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {
 	return steps
 }
 
-// decodeJSON applies a YAML mapping to v by JSON field names, rejecting
-// unknown keys.
-func (d *decoder) decodeJSON(n *yaml.Node, path string, v any) {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping")
-		return
+// model decodes a mapping of model overrides (a host's nic.Spec, the
+// wire's nic.WireSpec) by JSON field names, bounded exactly as a workload
+// file's adapter section is (workloads.DecodeModel): unknown keys, values
+// outside the loader's rules and the spec's own Validate are errors.
+func (d *decoder) model(n *yaml.Node, path string, spec any) {
+	for _, e := range workloads.DecodeModel(d.file, n, path, spec) {
+		if len(d.errs) < workloads.ErrorsMax {
+			d.errs = append(d.errs, e)
+		}
 	}
-	var m any
-	if err := n.Decode(&m); err != nil {
-		d.fail(n, path, "%v", err)
-		return
+}
+
+// noDuplicates reports every key of mapping n (at path) given more than
+// once: the last one would otherwise silently win.
+func (d *decoder) noDuplicates(n *yaml.Node, path string) {
+	first := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if line, dup := first[k.Value]; dup {
+			d.fail(k, joinKey(path, k.Value), "duplicate key (first at line %d)", line)
+			continue
+		}
+		first[k.Value] = k.Line
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		d.fail(n, path, "%v", err)
-		return
+}
+
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		d.fail(n, path, "%s", strings.TrimPrefix(err.Error(), "json: "))
-	}
+	return path + "." + key
 }
 
 func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
@@ -214,6 +225,7 @@ func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
 			continue
 		}
 		host := Host{Spec: nic.DefaultSpec()}
+		d.noDuplicates(h, path)
 		for j := 0; j+1 < len(h.Content); j += 2 {
 			k, val := h.Content[j], h.Content[j+1]
 			switch k.Value {
@@ -226,7 +238,7 @@ func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
 				host.Name = val.Value
 				d.hosts[val.Value] = true
 			case "nic":
-				d.decodeJSON(val, path+".nic", &host.Spec)
+				d.model(val, path+".nic", &host.Spec)
 			default:
 				d.fail(k, path+"."+k.Value, "unknown key (allowed: name, nic)")
 			}
@@ -267,6 +279,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 	}
 	st := &Step{Index: idx, Line: n.Line}
 	var opNode, expNode *yaml.Node
+	d.noDuplicates(n, path)
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], n.Content[j+1]
 		switch k.Value {
@@ -322,8 +335,25 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 	if st.Op == "run" && (a["until"] == nil) == (a["us"] == nil) {
 		d.fail(opNode, path, "exactly one of until: idle or us: N")
 	}
+	if us := a["us"]; st.Op == "run" && us != nil {
+		d.runDuration(us, path+".us")
+	}
 	if st.Op == "fast_register" && a["pages"] != nil && a["pages"].u > PagesMax {
 		d.fail(opNode, path+".pages", "%d is out of range 0..%d", a["pages"].u, PagesMax)
+	}
+}
+
+// runDuration checks a run: {us: N}: N, and the scenario's runs added up,
+// at most RunUSMax, so simulated time never comes near what a Tick holds.
+func (d *decoder) runDuration(us *arg, path string) {
+	at := &yaml.Node{Line: us.line, Column: us.col}
+	if us.u > RunUSMax {
+		d.fail(at, path, "%d is out of range 0..%d", us.u, uint64(RunUSMax))
+		return
+	}
+	if d.runUS += us.u; d.runUS > RunUSMax {
+		d.fail(at, path, "the runs add up to %d µs, more than %d", d.runUS, uint64(RunUSMax))
+		d.runUS = 0 // report once
 	}
 }
 
@@ -331,10 +361,7 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 // of a poll ([] when a poll has none).
 func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
 	switch {
-	case n == nil:
-		if st.Op == "poll" {
-			st.Polls = []poll{}
-		}
+	case n == nil: // not checked (a poll's completions are printed only)
 	case st.Op == "poll":
 		st.Polls = d.polls(n, path)
 	case st.Op == "run" || st.Op == "fill" || st.Op == "check":

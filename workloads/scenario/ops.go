@@ -53,6 +53,11 @@ var ops = map[string]opDef{
 	"close":               {"object:r ctx:u", "object", (*runner).close},
 }
 
+// runTimeMaxPS is the latest simulated time a scenario reaches (2^60 ps,
+// about 13 days): far enough from a Tick's 2^64 that no time the model
+// computes from it wraps.
+const runTimeMaxPS = 1 << 60
+
 // count is a number argument as a uint32 count, capped at 2^31.
 func count(v uint64) uint32 { return uint32(min(v, 1<<31)) }
 
@@ -328,12 +333,19 @@ func (r *runner) close(st *Step, a args, ctx uint64) (call, bool) {
 	})
 }
 
-// run advances the engine until it is idle or by us microseconds.
+// run advances the engine until it is idle or by us microseconds (at most
+// RunUSMax, checked when decoding; the time reached, which an idle run can
+// push on, must leave room for it).
 func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
 	if a["until"] != nil {
 		r.env.Engine.Run()
 	} else {
-		r.env.Engine.RunUntil(r.env.Engine.Now() + sim.Tick(min(a["us"].u, 1<<40)*1_000_000))
+		d := sim.Tick(a["us"].u) * sim.US
+		if now := r.env.Engine.Now(); now > runTimeMaxPS-d {
+			r.fail(st, "run: %v after %v is past the %v a scenario can simulate", d, now, sim.Tick(runTimeMaxPS))
+			return call{}, false
+		}
+		r.env.Engine.RunUntil(r.env.Engine.Now() + d)
 	}
 	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op})
 	return call{}, false

@@ -1,0 +1,112 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A key given twice at the top level is refused, naming the first line: the
+// last steps: no longer silently wins.
+func TestScenarioDuplicateTopLevelKeyRefused(t *testing.T) {
+	src := "scenario: x\nhosts: [{name: a}]\nsteps:\n  - create_pd: {pd: a.pd}\nsteps:\n  - run: {until: idle}\n"
+	_, err := LoadBytes("s.yaml", []byte(src))
+	require.ErrorContains(t, err, "s.yaml:5:1: steps: duplicate key (first at line 3)")
+	_, err = LoadBytes("s.yaml", []byte("scenario: x\nscenario: y\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\n"))
+	require.ErrorContains(t, err, "s.yaml:2:1: scenario: duplicate key (first at line 1)")
+	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a, name: b}]\nsteps: [{run: {until: idle}, expect: STATUS_SUCCESS, expect: STATUS_SUCCESS}]\n"))
+	require.ErrorContains(t, err, "s.yaml:2:19: hosts.0.name: duplicate key (first at line 2)")
+	require.ErrorContains(t, err, "steps.0.expect: duplicate key (first at line 3)")
+}
+
+// A poll step without expect: prints what it takes and checks nothing, as
+// docs/workloads.md says of every step without expect:; expect: [] still
+// requires none.
+func TestScenarioPollWithoutExpectChecksNothing(t *testing.T) {
+	src := `scenario: x
+hosts: [{name: a}, {name: b}]
+steps:
+  - create_pd: {pd: a.pd}
+  - create_cq: {cq: a.cq, depth: 8}
+  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
+  - create_pd: {pd: b.pd}
+  - create_cq: {cq: b.cq, depth: 8}
+  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
+  - connect: {a: a.qp, b: b.qp}
+  - create_mr: {mr: a.mr, pd: a.pd, fast_register: true}
+  - init_fr_mr: {mr: a.mr, pages: 1}
+  - run: {until: idle}
+  - fast_register: {qp: a.qp, mr: a.mr, pages: 1, length: 4096, ctx: 5}
+  - run: {until: idle}
+  - poll: {cq: a.cq}
+`
+	out, err := runScenarioText(t, src)
+	require.NoError(t, err, out)
+	require.Contains(t, out, `"op":"completion","object":"a.cq","status":"STATUS_SUCCESS"`)
+	_, err = runScenarioText(t, src+"    expect: []\n")
+	require.ErrorContains(t, err, "expected 0 completions, got 1")
+}
+
+// run: {us: N} refuses what simulated time cannot hold instead of clamping
+// it, and a scenario's runs together stay far below the 2^64 ps of a Tick.
+func TestScenarioRunDurationBeyondTheLimitRefused(t *testing.T) {
+	for _, us := range []uint64{RunUSMax + 1, 1 << 40, 1<<64 - 1} {
+		src := fmt.Sprintf("scenario: x\nhosts: [{name: a}]\nsteps:\n  - run: {us: %d}\n", us)
+		_, err := LoadBytes("s.yaml", []byte(src))
+		require.ErrorContains(t, err, fmt.Sprintf("s.yaml:4:15: steps.0.run.us: %d is out of range 0..%d", us, uint64(RunUSMax)))
+	}
+	half := fmt.Sprintf("  - run: {us: %d}\n", RunUSMax/2+1)
+	_, err := LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps:\n"+half+half))
+	require.ErrorContains(t, err, fmt.Sprintf("steps.1.run.us: the runs add up to %d µs, more than %d", 2*(RunUSMax/2+1), uint64(RunUSMax)))
+	out, err := runScenarioText(t, "scenario: x\nhosts: [{name: a}]\nsteps:\n  - run: {us: 1000000000000}\n")
+	require.NoError(t, err)
+	require.Contains(t, out, `"time_ps":1000000000000000000`)
+}
+
+// A fill is bounded by the host's page limit before anything is allocated,
+// and that limit is bounded as in a workload file (host_memory_pages_max
+// 1..2^20); a model write past it fails the step, never the process.
+func TestScenarioFillBoundedByHostMemoryPagesBeforeAllocating(t *testing.T) {
+	src := `scenario: x
+hosts: [{name: a, nic: {host_memory_pages_max: 4}}]
+steps:
+  - fill: {host: a, va: 0, length: 8192, byte: 1}
+  - fill: {host: a, va: 0, length: 16384, byte: 1}
+  - fill: {host: a, va: 0x100000, length: 4096, byte: 1}
+`
+	out, err := runScenarioText(t, src)
+	require.ErrorContains(t, err, "s.yaml:6: step 3 failed: fill a:0x100000+4096: needs 1 more pages of host memory; host a has written 4 of its host_memory_pages_max = 4")
+	require.Equal(t, 2, strings.Count(out, `"op":"fill"`))
+	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 16777216}}]\nsteps: [{run: {until: idle}}]\n"))
+	require.ErrorContains(t, err, "s.yaml:2:48: hosts.0.nic.host_memory_pages_max: 16777216 is out of range 1..2^20")
+	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a, nic: {tpt: {key_table_entries_max: 16777216}}}]\nsteps: [{run: {until: idle}}]\n"))
+	require.ErrorContains(t, err, "hosts.0.nic.tpt.key_table_entries_max: 16777216 is out of range 1..2^20")
+}
+
+// A remote Write past the responder's host memory pages fails the step
+// that ran the model, naming the host, instead of ending the process.
+func TestScenarioModelWritePastHostMemoryFailsTheRunStep(t *testing.T) {
+	src := `scenario: x
+hosts: [{name: a}, {name: b, nic: {host_memory_pages_max: 1}}]
+steps:
+  - create_pd: {pd: a.pd}
+  - create_cq: {cq: a.cq, depth: 8}
+  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
+  - create_pd: {pd: b.pd}
+  - create_cq: {cq: b.cq, depth: 8}
+  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
+  - connect: {a: a.qp, b: b.qp}
+  - create_mr: {mr: a.src, pd: a.pd}
+  - create_mr: {mr: b.dst, pd: b.pd}
+  - register_mr: {mr: a.src, va: 0x100000, length: 8192, flags: [ALLOW_LOCAL_WRITE]}
+  - register_mr: {mr: b.dst, va: 0x200000, length: 8192, flags: [ALLOW_REMOTE_WRITE, ALLOW_LOCAL_WRITE]}
+  - run: {until: idle}
+  - write: {qp: a.qp, local: {mr: a.src, va: 0x100000, length: 8192}, remote: {token: b.dst.remote_token, va: 0x200000}}
+  - name: the write
+    run: {until: idle}
+`
+	_, err := runScenarioText(t, src)
+	require.ErrorContains(t, err, `s.yaml:17: step 14 "the write" failed: run: host b: host memory: writing 8192 bytes at 0x200000 needs 2 more pages, past the 1 of host_memory_pages_max (0 written)`)
+}
