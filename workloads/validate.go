@@ -88,4 +88,5 @@ func (d *decoder) validateGenerators(w *Workload) {
 	if inflight > InFlightMax {
 		d.errPath("generators", "streams x outstanding summed over generators is %d, more than %d", inflight, InFlightMax)
 	}
+	d.checkHostPages(w)
 }
