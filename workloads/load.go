@@ -130,14 +130,22 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 	}
 	axes, points := d.sweep(root)
 	if len(points) == 0 {
+		if len(d.errs) == 0 {
+			d.errAt(root, "sweep", "the sweep has no points") // not reached: sweep reports why
+		}
 		return nil, d.errs
 	}
 	f := &File{Path: name, Stem: Stem(name), Sweep: axes}
 	all := d.errs
 	seen := map[string]bool{}
-	for _, pt := range points {
-		if len(all) >= ErrorsMax {
-			break // enough to fix first; do not decode hundreds of points more
+	for k, pt := range points {
+		if len(all) > 0 && k > 0 {
+			// Stop at the first point with an error: the same errors would
+			// come back from every point, each costing a decode of the
+			// whole file.
+			all = append(all, &Error{File: name, Path: "sweep",
+				Msg: fmt.Sprintf("the other %d points were not checked: fix the errors above first", len(points)-k)})
+			break
 		}
 		r := cloneNode(root, origins)
 		for _, o := range pt {

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,7 +176,7 @@ func TestSweepExpandsPointsInOrder(t *testing.T) {
 	require.Contains(t, msg, "w.yaml:8:27: adapter.pcie.lanes: 12 is not one of 1, 2, 4, 8, 16", "a bad sweep value points at its line")
 	vals := make([]string, 64)
 	for i := range vals {
-		vals[i] = "1"
+		vals[i] = strconv.Itoa(i + 1)
 	}
 	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals[:5], ",")+"]\n")
 	require.Contains(t, msg, "more than 256 points")

@@ -109,6 +109,11 @@ func (a *Arrival) setDefaults() {
 // (streams x outstanding, summed).
 const InFlightMax = 1 << 16
 
+// BacklogTotalMax bounds the arrivals open-loop generators can hold waiting
+// (streams x arrival.backlog_max, summed over the generators of a file), as
+// InFlightMax bounds those in flight.
+const BacklogTotalMax = 1 << 24
+
 func (g *Generator) decodeYAML(d *decoder, n *yaml.Node, path, _ string) {
 	if n.Kind != yaml.MappingNode {
 		d.errAt(n, path, "expected a mapping of keys, found %s", describe(n))

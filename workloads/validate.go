@@ -70,6 +70,7 @@ func (d *decoder) validateRegions(w *Workload) {
 func (d *decoder) validateGenerators(w *Workload) {
 	seen := map[string]string{}
 	inflight := 0
+	var backlog uint64
 	for i := range w.Generators {
 		g := &w.Generators[i]
 		p := d.elemPath("generators", i)
@@ -80,6 +81,13 @@ func (d *decoder) validateGenerators(w *Workload) {
 		inflight += g.Streams * g.Outstanding
 		if g.Arrival != nil && g.Arrival.RateMops == 0 {
 			d.errPath(joinPath(p, "arrival"), "rate_mops is required for an open-loop generator (1e-6..1e4 million operations per second)")
+		}
+		if g.Arrival != nil {
+			if backlog += uint64(g.Streams) * uint64(g.Arrival.BacklogMax); backlog > BacklogTotalMax {
+				d.errPath(joinPath(p, "arrival.backlog_max"), "streams x backlog_max summed over the open-loop generators is %d, more than %d (2^24)",
+					backlog, BacklogTotalMax)
+				backlog = 0 // report once
+			}
 		}
 		if k, ok := LookupKind(g.Kind); ok && k.Check != nil {
 			k.Check(&Checker{d: d, base: p}, w, g)
