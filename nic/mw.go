@@ -41,7 +41,12 @@ func (a *Adapter) allocMW(pd *PD) (*MW, error) {
 
 // GetRemoteTokenFromMw is NdkGetRemoteTokenFromMw: the window's token as
 // the last NdkBind post defined it (rule 50, 5.3).
-func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 { return uint32(mw.tok) }
+func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 {
+	if mw == nil {
+		return 0 // names no window
+	}
+	return uint32(mw.tok)
+}
 
 // Bind is NdkBind (docs/ndk.md 2.H, 5.5): a work request that binds mw to
 // [va, va+length) of the registered normal MR mr, through qp, with the

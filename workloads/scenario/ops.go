@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"errors"
+
 	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -105,11 +107,16 @@ func (r *runner) connect(st *Step, a args, _ uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
+	object := a["a"].s + "," + a["b"].s
 	if err := nic.ConnectQPs(qa, qb); err != nil {
+		var se *nic.StatusError
+		if errors.As(err, &se) {
+			return call{object, se.Status}, true // checked against expect: like a call's status
+		}
 		r.fail(st, "connect: %v", err)
 		return call{}, false
 	}
-	return call{a["a"].s + "," + a["b"].s, nic.StatusSuccess}, true
+	return call{object, nic.StatusSuccess}, true
 }
 
 // created records an object a creation call made: now when the call

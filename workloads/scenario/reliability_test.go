@@ -110,3 +110,23 @@ steps:
 	_, err := runScenarioText(t, src)
 	require.ErrorContains(t, err, `s.yaml:17: step 14 "the write" failed: run: host b: host memory: writing 8192 bytes at 0x200000 needs 2 more pages, past the 1 of host_memory_pages_max (0 written)`)
 }
+
+// connect reports ConnectQPs' status, so a scenario can expect a refusal:
+// a closed QP is STATUS_INVALID_HANDLE.
+func TestScenarioConnectOfAClosedQPGivesAStatus(t *testing.T) {
+	src := `scenario: x
+hosts: [{name: a}, {name: b}]
+steps:
+  - create_pd: {pd: a.pd}
+  - create_cq: {cq: a.cq, depth: 8}
+  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
+  - create_pd: {pd: b.pd}
+  - create_cq: {cq: b.cq, depth: 8}
+  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
+  - close: {object: a.qp}
+  - connect: {a: a.qp, b: b.qp}
+    expect: STATUS_INVALID_HANDLE
+`
+	out, err := runScenarioText(t, src)
+	require.NoError(t, err, out)
+}
