@@ -70,8 +70,11 @@ func WriteRun(dir string, r *Result, cfg Config, m Meta) error {
 }
 
 // ReadResult reads a results.json, given as the file or the run folder
-// holding it. A file with a field this version does not know is refused.
-func ReadResult(path string) (*Result, error) {
+// holding it. A file with a field this version does not know is refused,
+// and so is one with no point (ReadShard accepts an empty shard).
+func ReadResult(path string) (*Result, error) { return readResult(path, false) }
+
+func readResult(path string, empty bool) (*Result, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, ResultsJSON)
 	}
@@ -89,7 +92,7 @@ func ReadResult(path string) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%s: not a results.json this nicsim reads: %v%s", path, err, hint)
 	}
-	if len(r.Points) == 0 {
+	if len(r.Points) == 0 && !empty {
 		return nil, fmt.Errorf("%s: results hold no points", path)
 	}
 	return &r, nil

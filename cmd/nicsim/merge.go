@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -25,16 +24,20 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	var shards []*results.Shard
 	var parts []*results.Result
 	for _, d := range dirs {
-		r, err := results.ReadResult(d)
+		sh, err := results.ReadShard(d)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 			return exitFailed
 		}
-		parts = append(parts, r)
+		shards, parts = append(shards, sh), append(parts, sh.Result)
 	}
 	merged, err := results.MergeShards(parts)
+	if err == nil {
+		err = results.SameConfig(shards)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -43,7 +46,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitUsage
 	}
-	m, err := writeMerged(*out, dirs, merged, ps, noPlots)
+	m, err := writeMerged(*out, dirs, merged, shards[0].Config, ps, noPlots)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -56,17 +59,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeMerged writes the merged sweep's output folder: its results, the
-// first shard's config.json (every shard's holds the whole sweep's
-// configuration; it is copied byte for byte), its plots and meta.json.
-func writeMerged(out string, dirs []string, merged *results.Result, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
-	cfgPath := filepath.Join(dirs[0], results.ConfigJSON)
-	cfgBytes, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return nil, err
-	}
-	if !json.Valid(cfgBytes) {
-		return nil, fmt.Errorf("%s is not valid JSON", cfgPath)
-	}
+// shards' config.json (identical in every shard, results.SameConfig: it
+// holds the whole sweep's configuration and is copied byte for byte), its
+// plots and meta.json.
+func writeMerged(out string, dirs []string, merged *results.Result, cfgBytes []byte, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
+	var err error
 	if err := results.WriteResults(out, merged); err != nil {
 		return nil, fmt.Errorf("writing %s: %v", out, err)
 	}
