@@ -27,15 +27,23 @@ func EncodeJSON(r *Result) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// WriteJSON writes v to path as indented JSON.
+// WriteJSON writes v to path as indented JSON (the bytes of EncodeIndented).
 func WriteJSON(path string, v any) error {
+	b, err := EncodeIndented(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// EncodeIndented is v as WriteJSON writes it (config.json, meta.json):
+// indented, one trailing newline.
+func EncodeIndented(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }
 
 // WriteResults writes results.json and results.csv into dir, creating it.

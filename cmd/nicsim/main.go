@@ -24,7 +24,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1   // invalid workload file, or the run failed
 	exitUsage       = 2   // bad flags or arguments
-	exitInterrupted = 130 // Ctrl-C: results so far were written, marked partial
+	exitInterrupted = 130 // Ctrl-C (SIGTERM 143, SIGHUP 129: interruptedExit): results so far written, marked partial
 )
 
 // command is one subcommand. run gets the arguments after the subcommand's

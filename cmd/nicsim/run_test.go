@@ -126,7 +126,7 @@ func TestInterruptWritesPartialResults(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := nicsim(t, "run", f, "--out", out)
 	require.Equal(t, exitInterrupted, code)
-	require.Contains(t, stderr, "interrupted; partial results written")
+	require.Contains(t, stderr, "interrupted by Ctrl-C; partial results written")
 	require.Contains(t, stdout, "PARTIAL")
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	require.NoError(t, err)

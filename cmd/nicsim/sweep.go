@@ -15,7 +15,7 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE"
+const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--force] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE"
 
 // sweepCmd is one `nicsim sweep`: its flags and its loaded file.
 type sweepCmd struct {
@@ -28,6 +28,7 @@ type sweepCmd struct {
 	plots   results.PlotSpec
 	noPlots bool
 	quiet   bool
+	force   bool
 	lf      *workloads.File
 }
 
@@ -37,6 +38,11 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	dir := c.dir()
+	out, code, ok := c.stage(dir, stderr)
+	if !ok {
+		return code
+	}
+	defer out.Abort() // no-op once committed
 	started := time.Now()
 	pb := newProgress(stderr, c.lf.Stem)
 	poll, stopSignals := interruptSource()
@@ -48,7 +54,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nicsim sweep: %s: %v\n", c.file, err)
 		return exitFailed
 	}
-	m, err := c.write(dir, res, args, started)
+	m, err := c.write(out, res, args, started)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 		return exitFailed
@@ -64,8 +70,9 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if res.Partial {
-		fmt.Fprintf(stderr, "nicsim sweep: interrupted; partial results written to %s\n", dir)
-		return exitInterrupted
+		fmt.Fprintf(stderr, "nicsim sweep: interrupted by %s; partial results (%d of %d points finished) written to %s\n",
+			signalName(), finished(res), len(c.lf.Points), dir)
+		return interruptedExit()
 	}
 	return exitOK
 }
@@ -82,6 +89,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable)")
 	metrics := plotFlags(fs, &c.plots, &c.noPlots)
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration")
 	usageTail(fs, stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -130,9 +138,42 @@ func (c *sweepCmd) dir() string {
 	return filepath.Join("results", "runs", leaf)
 }
 
+// config is the sweep's config.json: it lists every point's label.
+func (c *sweepCmd) config() results.Config {
+	cfg := results.NewConfig(c.lf, c.sets)
+	cfg.Labels = results.PointLabels(c.lf)
+	return cfg
+}
+
+// stage prepares the output folder before anything runs (stageOuts).
+func (c *sweepCmd) stage(dir string, stderr io.Writer) (*results.OutDir, int, bool) {
+	b, err := results.EncodeIndented(c.config())
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
+		return nil, exitFailed, false
+	}
+	outs, code, ok := stageOuts("sweep", []string{c.file}, []string{dir}, [][]byte{b}, c.force, stderr)
+	if !ok {
+		return nil, code, false
+	}
+	return outs[0], exitOK, true
+}
+
+// finished is the number of points of res that ran to their end.
+func finished(res *results.Result) int {
+	n := 0
+	for _, p := range res.Points {
+		if !p.Partial {
+			n++
+		}
+	}
+	return n
+}
+
 // write writes the output folder: results, config, the plots of a whole,
-// complete sweep, and last meta.json.
-func (c *sweepCmd) write(dir string, res *results.Result, args []string, started time.Time) (*results.SweepMeta, error) {
+// complete sweep, and last meta.json; then puts it in place.
+func (c *sweepCmd) write(out *results.OutDir, res *results.Result, args []string, started time.Time) (*results.SweepMeta, error) {
+	dir := out.Tmp
 	w0 := c.lf.Points[0]
 	stop := "complete"
 	if res.Partial {
@@ -143,25 +184,26 @@ func (c *sweepCmd) write(dir string, res *results.Result, args []string, started
 	if c.shards > 1 {
 		m.Shard = fmt.Sprintf("%d/%d", c.shard, c.shards)
 	}
-	cfg := results.NewConfig(c.lf, c.sets)
-	cfg.Labels = results.PointLabels(c.lf) // a sweep's config lists every point's label
 	err := results.WriteResults(dir, res)
 	if err == nil {
-		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), cfg)
+		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), c.config())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %v", dir, err)
+		return nil, fmt.Errorf("writing %s: %v", out.Dest, err)
 	}
 	if !c.noPlots && c.shards < 2 && !res.Partial {
 		if m.Plots, err = results.WritePlots(dir, res, c.plots); err != nil {
 			return nil, err
 		}
+		for i, p := range m.Plots {
+			m.Plots[i] = out.Final(p)
+		}
 	}
 	m.WallSeconds = time.Since(started).Seconds()
 	if err := results.WriteJSON(filepath.Join(dir, results.MetaJSON), m); err != nil {
-		return nil, fmt.Errorf("writing %s: %v", dir, err)
+		return nil, fmt.Errorf("writing %s: %v", out.Dest, err)
 	}
-	return m, nil
+	return m, out.Commit()
 }
 
 // plotFlags adds --x, --metric and --no-plots to fs.
