@@ -105,7 +105,7 @@ func (o *OutDir) Final(path string) string {
 func (o *OutDir) Commit() error {
 	old := ""
 	if _, err := os.Stat(o.Dest); err == nil {
-		old = strings.Replace(o.Tmp, ".tmp-", ".old-", 1)
+		old = o.Tmp + ".old"
 		if err := os.Rename(o.Dest, old); err != nil {
 			return fmt.Errorf("output folder %s: %w", o.Dest, err)
 		}
@@ -124,3 +124,54 @@ func (o *OutDir) Commit() error {
 
 // Abort removes the temporary folder of a run that writes nothing.
 func (o *OutDir) Abort() { _ = os.RemoveAll(o.Tmp) }
+
+// SweepWorkDir is the folder a sweep writes into while it runs: hidden
+// beside its destination, with a fixed name (not a fresh one as a run's),
+// so that a sweep killed before it could put its folder in place keeps its
+// finished points there for nicsim sweep --resume.
+func SweepWorkDir(dest string) string {
+	dest = filepath.Clean(dest)
+	return filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".sweep")
+}
+
+// StageSweep prepares dest for a new sweep as StageOutDir does, writing
+// into SweepWorkDir(dest); the work of an earlier sweep killed there is
+// discarded (without --resume every point runs again).
+func StageSweep(dest string, cfg []byte, force bool) (*OutDir, error) {
+	dest = filepath.Clean(dest)
+	if err := checkDest(dest, cfg, force); err != nil {
+		return nil, err
+	}
+	w := SweepWorkDir(dest)
+	if err := os.RemoveAll(w); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", dest, err)
+	}
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: cannot write in %s: %w", dest, filepath.Dir(dest), err)
+	}
+	return &OutDir{Dest: dest, Tmp: w}, nil
+}
+
+// ResumeSource is the folder that holds the state of the sweep to resume
+// into dest: the work folder of a sweep killed before it finished, else
+// dest itself (an interrupted sweep's folder).
+func ResumeSource(dest string) string {
+	if st, err := os.Stat(SweepWorkDir(dest)); err == nil && st.IsDir() {
+		return SweepWorkDir(dest)
+	}
+	return filepath.Clean(dest)
+}
+
+// ResumeSweep prepares dest for resuming its sweep: the work goes on in
+// SweepWorkDir(dest); an interrupted sweep's folder is moved there first,
+// and comes back, complete or still partial, at Commit.
+func ResumeSweep(dest string) (*OutDir, error) {
+	dest = filepath.Clean(dest)
+	w := SweepWorkDir(dest)
+	if ResumeSource(dest) != w {
+		if err := os.Rename(dest, w); err != nil {
+			return nil, fmt.Errorf("resuming %s: %w", dest, err)
+		}
+	}
+	return &OutDir{Dest: dest, Tmp: w}, nil
+}

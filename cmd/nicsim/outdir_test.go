@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
 )
 
 // longRun takes minutes to simulate: a command that fails on its output
@@ -31,18 +33,24 @@ func TestUnwritableOutFailsBeforeSimulating(t *testing.T) {
 	}
 }
 
-// Two files with the same name stem and seed would write one folder: the
-// command refuses before running either, instead of letting the second
-// replace the first.
+// Two files with the same name stem and seed never write into one folder
+// silently: files of different configurations get folders of their own
+// (the default name carries the configuration's hash), and two that would
+// still share one are refused before either runs.
 func TestTwoFilesWritingOneFolderAreRefused(t *testing.T) {
 	root := t.TempDir()
 	a := writeFile(t, mkdir(t, root, "a"), "w.yaml", smallRun)
 	b := writeFile(t, mkdir(t, root, "b"), "w.yaml", strings.Replace(smallRun, "outstanding: 4", "outstanding: 8", 1))
+	same := writeFile(t, mkdir(t, root, "c"), "w.yaml", smallRun)
 	out := filepath.Join(root, "out")
 	code, _, stderr := nicsim(t, "run", "--quiet", "--out", out, a, b)
+	require.Equal(t, exitOK, code, stderr)
+	dirs, _ := filepath.Glob(filepath.Join(out, "w-1-*"))
+	require.Len(t, dirs, 2, "one folder each")
+	code, _, stderr = nicsim(t, "run", "--quiet", "--out", filepath.Join(root, "out2"), a, same)
 	require.Equal(t, exitUsage, code)
-	require.Contains(t, stderr, a+" and "+b+" would both write "+filepath.Join(out, "w-1"))
-	require.NoDirExists(t, out)
+	require.Contains(t, stderr, a+" and "+same+" would both write "+filepath.Join(root, "out2", "w-1-"))
+	require.NoDirExists(t, filepath.Join(root, "out2"))
 }
 
 // A folder holding a run of another configuration is refused unless
@@ -109,4 +117,27 @@ func mkdir(t *testing.T, parent, name string) string {
 	d := filepath.Join(parent, name)
 	require.NoError(t, os.MkdirAll(d, 0o755))
 	return d
+}
+
+// A sweep killed outright (no signal it can catch) leaves its finished
+// points in its work folder beside the destination, which keeps the older
+// run untouched; --resume finds them and finishes the sweep.
+func TestKilledSweepResumesFromItsWorkFolder(t *testing.T) {
+	root := t.TempDir()
+	f := writeFile(t, root, "nine.yaml", nineRun)
+	whole := filepath.Join(root, "whole")
+	code, _, stderr := nicsim(t, "sweep", f, "--quiet", "--no-plots", "--jobs", "1", "--out", whole)
+	require.Equal(t, exitOK, code, stderr)
+	out := filepath.Join(root, "out")
+	saved := interruptSource
+	defer func() { interruptSource = saved }()
+	interruptAfter(t, out, 3)
+	code, _, stderr = nicsim(t, "sweep", f, "--quiet", "--no-plots", "--jobs", "1", "--out", out)
+	require.Equal(t, exitInterrupted, code, stderr)
+	require.NoError(t, os.Rename(out, results.SweepWorkDir(out)), "as a killed sweep leaves it")
+	interruptSource = func() (func() bool, func()) { return func() bool { return false }, func() {} }
+	code, _, stderr = nicsim(t, "sweep", "--resume", out, "--quiet")
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, readFile(t, filepath.Join(whole, "results.json")), readFile(t, filepath.Join(out, "results.json")))
+	require.NoDirExists(t, results.SweepWorkDir(out))
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-const runUsage = "[--out DIR] [--force] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--quiet] FILE..."
+const runUsage = "[--out DIR] [--force] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--no-plots] [--quiet] FILE..."
 
 // runCmd is one `nicsim run`: its flags and files.
 type runCmd struct {
@@ -28,6 +28,7 @@ type runCmd struct {
 	trace  string
 	prof   string
 	quiet  bool
+	noPlot bool
 	force  bool
 	files  []string
 	stdout io.Writer
@@ -88,12 +89,13 @@ func (c *runCmd) stage(loaded []*workloads.File) ([]*results.OutDir, int, bool) 
 // error, with its exit code).
 func (c *runCmd) parse(args []string) (int, bool) {
 	fs := newFlagSet("run", runUsage, c.stderr)
-	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>; with several files, the parent of one folder per file)")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-<config hash>; with several files, the parent of one folder per file)")
 	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable), e.g. --set adapter.pcie.lanes=16")
 	fs.StringVar(&c.trace, "trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
 	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.BoolVar(&c.noPlot, "no-plots", false, "draw no time-series plots")
 	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration")
 	usageTail(fs, c.stderr)
 	files, code, ok := parseInterleaved(fs, args)
@@ -155,7 +157,7 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 func (c *runCmd) dirs(loaded []*workloads.File) []string {
 	dirs := make([]string, len(loaded))
 	for i, lf := range loaded {
-		leaf := fmt.Sprintf("%s-%d", lf.Stem, lf.Points[0].Run.Seed)
+		leaf := defaultLeaf(lf)
 		switch {
 		case c.out == "":
 			dirs[i] = filepath.Join("results", "runs", leaf)
@@ -166,6 +168,13 @@ func (c *runCmd) dirs(loaded []*workloads.File) []string {
 		}
 	}
 	return dirs
+}
+
+// defaultLeaf is the name of a loaded file's default output folder:
+// <file-stem>-<seed>-<config hash>, so runs of one file with different
+// --set overrides never share a folder.
+func defaultLeaf(lf *workloads.File) string {
+	return fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
 }
 
 // profiler is nicsim's own profile (--profile), written into the first
@@ -268,7 +277,7 @@ func (c *runCmd) runOne(j *runJob) int {
 // write writes the job's output folder and puts it in place (the
 // profile, written into it, ends first).
 func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time.Time) error {
-	m := results.NewMeta(version, j.file, c.args, j.lf.Points[0].Run.Seed, started)
+	m := results.NewMeta(version, j.lf, c.args, started)
 	m.Partial, m.StopReason, m.Trace = res.Partial, stop, j.trace
 	if j.prof != nil {
 		m.Profile = j.prof.path
@@ -276,6 +285,11 @@ func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time
 	m.WallSeconds = time.Since(started).Seconds()
 	if err := results.WriteRun(j.out.Tmp, res, results.NewConfig(j.lf, c.sets), m); err != nil {
 		return err
+	}
+	if !c.noPlot {
+		if _, err := results.WriteTimeseriesPlots(j.out.Tmp, res); err != nil {
+			return err
+		}
 	}
 	if j.prof != nil {
 		j.prof.stop()
@@ -293,6 +307,6 @@ func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
 	printSummary(c.stdout, j.file, j.lf, res)
 	fmt.Fprintf(c.stdout, "results: %s\n", j.out.Dest)
 	if ct != nil {
-		fmt.Fprintf(c.stdout, "trace: %s (%d spans; open in ui.perfetto.dev)\n", j.trace, ct.Events())
+		fmt.Fprintf(c.stdout, "trace: %s (%d records; open in ui.perfetto.dev, tracks in docs/trace.md)\n", j.trace, ct.Events())
 	}
 }
