@@ -32,6 +32,10 @@ type Kind struct {
 	// checks the sum against adapter.nic.host_memory_pages_max and the
 	// run enforces it. nil: the kind writes none.
 	HostPages func(g *Generator) (a, b uint64)
+	// SourceBytes, for a kind whose source keeps more than a record per
+	// operation slot (page lists), is those bytes: the memory budget
+	// counts them. nil: nothing worth counting.
+	SourceBytes func(g *Generator) uint64
 }
 
 var kinds []*Kind

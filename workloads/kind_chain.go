@@ -51,8 +51,14 @@ func chainHostPages(g *Generator) (a, b uint64) {
 	return 0, uint64(g.Streams*g.Outstanding) * perSlot
 }
 
+// chainSourceBytes is the page list of every slot, kept by the source
+// (8 B per page of the largest registration).
+func chainSourceBytes(g *Generator) uint64 {
+	return uint64(g.Streams*g.Outstanding) * g.Params.(*ChainParams).Pages.Largest() * 8
+}
+
 func init() {
 	RegisterKind(Kind{Name: "fr_write_send_inv", Remote: true,
 		Summary: "two hosts: host b fast-registers an FR MR, host a RDMA-Writes into it, then SendAndInvalidates it; parts fast_register, write, send_and_invalidate",
-		Params:  newChainParams, Check: checkChain, HostPages: chainHostPages})
+		Params:  newChainParams, Check: checkChain, HostPages: chainHostPages, SourceBytes: chainSourceBytes})
 }

@@ -45,12 +45,16 @@ type Run struct {
 	// whose operations fail to complete, for instance); such a run is
 	// reported as partial.
 	SimTimeMaxUS float64 `yaml:"sim_time_max_us" json:"sim_time_max_us" check:"1..1e7"`
+	// MemoryMaxBytes is the memory budget: the loader refuses a file
+	// whose estimate (budget.go) is above it.
+	MemoryMaxBytes uint64 `yaml:"memory_max_bytes" json:"memory_max_bytes" check:"2^24..2^40"`
 }
 
 func (r *Run) setDefaults() {
 	r.Seed = 1
 	r.WarmupUS = 10
 	r.SimTimeMaxUS = 1e6
+	r.MemoryMaxBytes = DefaultMemoryMaxBytes
 }
 
 // Region is a memory region registered before the run starts (functionally,

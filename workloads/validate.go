@@ -33,6 +33,9 @@ func (d *decoder) validate(w *Workload) {
 	}
 	d.validateRegions(w)
 	d.validateGenerators(w)
+	if len(d.errs) == 0 {
+		d.checkMemory(w)
+	}
 }
 
 // uniqueName checks the name of the element at path p: a valid name (else

@@ -67,7 +67,7 @@ func checkWorkload(in *input, opts workloads.Options, stdout, stderr io.Writer) 
 	if len(lf.Points) > 1 {
 		pts = fmt.Sprintf(", %d sweep points", len(lf.Points))
 	}
-	fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s\n",
-		file, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "))
+	fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s; memory estimate %s of %s\n",
+		file, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "), workloads.Bytes(lf.MemoryEstimate()), workloads.Bytes(w.Run.MemoryMaxBytes))
 	return true
 }

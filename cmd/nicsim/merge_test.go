@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,4 +54,14 @@ func TestMergeRefusesShardsWithDifferentConfigs(t *testing.T) {
 	require.Contains(t, stderr, "shard 1 ("+b+") was run with another configuration than shard 0 ("+a+"): config.json differs at ")
 	require.Contains(t, stderr, "adapter.pcie.lanes: 8 in shard 0, 16 in shard 1")
 	require.NoDirExists(t, filepath.Join(root, "m"))
+}
+
+// A sweep runs no more points at once than its memory budget holds, and
+// says so.
+func TestSweepJobsCappedByTheMemoryBudget(t *testing.T) {
+	root := t.TempDir()
+	f := writeFile(t, root, "nine.yaml", strings.Replace(nineRun, "duration_us: 5}", "duration_us: 5, memory_max_bytes: 67108864}", 1))
+	code, _, stderr := nicsim(t, "sweep", f, "--quiet", "--no-plots", "--jobs", "8", "--out", filepath.Join(root, "out"))
+	require.Equal(t, exitOK, code, stderr)
+	require.Contains(t, stderr, "nicsim sweep: running 2 points at once, not 8: that is what run.memory_max_bytes = 64.0 MiB holds")
 }

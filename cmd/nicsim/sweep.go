@@ -41,6 +41,11 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if j := c.lf.JobsWithin(); c.jobs > j {
+		fmt.Fprintf(stderr, "nicsim sweep: running %d points at once, not %d: that is what run.memory_max_bytes = %s holds (docs/workloads.md, \"Memory budget\")\n",
+			j, c.jobs, workloads.Bytes(c.lf.Points[0].Run.MemoryMaxBytes))
+		c.jobs = j
+	}
 	dir := c.dir()
 	out, code, ok := c.stage(dir, stderr)
 	if !ok {

@@ -32,6 +32,8 @@ type Scenario struct {
 	Hosts []Host
 	Wire  nic.WireSpec
 	Steps []*Step
+	// MemoryMaxBytes is the memory budget (budget.go).
+	MemoryMaxBytes uint64
 }
 
 // Host is one adapter.
@@ -128,7 +130,7 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 		return nil, errs
 	}
 	d := &decoder{file: name, hosts: map[string]bool{}, saved: map[string]bool{}}
-	s := &Scenario{File: name, Wire: nic.DefaultWireSpec()}
+	s := &Scenario{File: name, Wire: nic.DefaultWireSpec(), MemoryMaxBytes: workloads.DefaultMemoryMaxBytes}
 	var stepsNode *yaml.Node
 	d.noDuplicates(root, "")
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -149,18 +151,40 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 			d.model(v, "wire", &s.Wire)
 		case "steps":
 			stepsNode = v
+		case "memory_max_bytes":
+			d.memoryMax(s, v)
 		default:
-			d.fail(k, k.Value, "unknown key (allowed: scenario, hosts, wire, steps)")
+			d.fail(k, k.Value, "unknown key (allowed: scenario, hosts, wire, steps, memory_max_bytes)")
 		}
 	}
 	if len(s.Hosts) == 0 {
 		d.fail(root, "hosts", "at least one host is needed")
 	}
 	s.Steps = d.decodeSteps(root, stepsNode)
+	if len(d.errs) == 0 {
+		d.checkBudget(s, root, s.MemoryMaxBytes)
+	}
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
 	return s, nil
+}
+
+// memoryMax decodes memory_max_bytes, the budget (2^24..2^40, as a
+// workload file's run.memory_max_bytes).
+func (d *decoder) memoryMax(s *Scenario, v *yaml.Node) {
+	a := &arg{}
+	if v.Kind != yaml.ScalarNode || !d.scalar(v, "memory_max_bytes", 'u', a) {
+		if v.Kind != yaml.ScalarNode {
+			d.fail(v, "memory_max_bytes", "must be a number of bytes")
+		}
+		return
+	}
+	if a.u < 1<<24 || a.u > 1<<40 {
+		d.fail(v, "memory_max_bytes", "%d is out of range 2^24..2^40", a.u)
+		return
+	}
+	s.MemoryMaxBytes = a.u
 }
 
 func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {

@@ -130,3 +130,37 @@ steps:
 	out, err := runScenarioText(t, src)
 	require.NoError(t, err, out)
 }
+
+// A scenario is held to a memory budget as a workload file is: what its
+// fills, registrations and buffers span (up to each host's pages) and the
+// queues it creates are added up at decode time, and a scenario above
+// memory_max_bytes (default 4 GiB) runs nothing.
+func TestScenarioMemoryBudgetRefusesWhatCannotBeHeld(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 1048576}}]\nsteps:\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "  - fill: {host: a, va: %d, length: 16777216, byte: 1}\n", uint64(i)<<24)
+	}
+	_, err := LoadBytes("s.yaml", []byte(b.String()))
+	require.ErrorContains(t, err, "s.yaml:1:1: steps: the run needs an estimated 4.")
+	require.ErrorContains(t, err, "host memory 4.1 GiB (steps: 1048576 pages that fills, registrations and local buffers span")
+	require.ErrorContains(t, err, "raise memory_max_bytes")
+
+	same := "scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 1048576}}]\nsteps:\n" +
+		strings.Repeat("  - fill: {host: a, va: 0, length: 16777216, byte: 1}\n", 300)
+	_, err = LoadBytes("s.yaml", []byte(same))
+	require.NoError(t, err, "300 fills of one range span 4096 pages")
+
+	b.Reset()
+	b.WriteString("scenario: x\nhosts: [{name: a, nic: {max_initiator_queue_depth: 65536}}]\nsteps:\n  - create_pd: {pd: a.pd}\n  - create_cq: {cq: a.cq, depth: 64}\n")
+	for i := range 1024 {
+		fmt.Fprintf(&b, "  - create_qp: {qp: a.q%d, pd: a.pd, cq: a.cq, depth: 65536}\n", i)
+	}
+	_, err = LoadBytes("s.yaml", []byte(b.String()))
+	require.ErrorContains(t, err, "steps: the run needs an estimated 13.")
+	require.ErrorContains(t, err, "objects 13.")
+	_, err = LoadBytes("s.yaml", []byte(b.String()+"memory_max_bytes: 1099511627776\n"))
+	require.NoError(t, err)
+	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nmemory_max_bytes: 5\n"))
+	require.ErrorContains(t, err, "s.yaml:4:19: memory_max_bytes: 5 is out of range 2^24..2^40")
+}
