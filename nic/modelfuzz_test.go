@@ -107,8 +107,8 @@ func FuzzModel(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, prog []byte) {
-		if len(prog) > 4096 {
-			prog = prog[:4096]
+		if len(prog) > 1024 {
+			prog = prog[:1024] // about 170 calls
 		}
 		c := &byteChooser{b: prog}
 		w := newFuzzWorld(t, c)

@@ -99,6 +99,12 @@ func readResult(path string, empty bool) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
+	return parseResult(path, data, empty)
+}
+
+// parseResult decodes the results.json data read from path; empty allows
+// one with no point.
+func parseResult(path string, data []byte, empty bool) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()

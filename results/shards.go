@@ -22,17 +22,25 @@ type Shard struct {
 
 // ReadShard reads the results.json and config.json of a shard folder.
 func ReadShard(dir string) (*Shard, error) {
-	r, err := readResult(dir, true)
+	res, err := os.ReadFile(filepath.Join(dir, ResultsJSON))
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, ConfigJSON))
 	if err != nil {
 		return nil, err
 	}
-	cfgPath := filepath.Join(dir, ConfigJSON)
-	cfg, err := os.ReadFile(cfgPath)
+	return parseShard(dir, res, cfg)
+}
+
+// parseShard is ReadShard on the files' contents.
+func parseShard(dir string, res, cfg []byte) (*Shard, error) {
+	r, err := parseResult(filepath.Join(dir, ResultsJSON), res, true)
 	if err != nil {
 		return nil, err
 	}
 	if !json.Valid(cfg) {
-		return nil, fmt.Errorf("%s is not valid JSON", cfgPath)
+		return nil, fmt.Errorf("%s is not valid JSON", filepath.Join(dir, ConfigJSON))
 	}
 	return &Shard{Dir: dir, Result: r, Config: cfg}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -226,4 +228,20 @@ func (f *File) JobsWithin() int {
 		return 1
 	}
 	return int(min((budget-kept)/most, 1<<20))
+}
+
+// checkMemory refuses a file whose points together exceed the budget: the
+// run keeps every point's results (each point alone was checked by
+// checkMemory of the decoder). The error is at the sweep, sn.
+func (f *File) checkMemory(sn *yaml.Node) Errors {
+	budget := f.Points[0].Run.MemoryMaxBytes
+	if est := f.MemoryEstimate(); est > budget {
+		e := &Error{File: f.Path, Path: "sweep", Msg: fmt.Sprintf("the run needs an estimated %s, more than run.memory_max_bytes = %s: %d points' results of %s each and the largest point; "+
+			"sweep fewer points, or raise run.memory_max_bytes", Bytes(est), Bytes(budget), len(f.Points), Bytes(resultBytesPerPoint))}
+		if sn != nil {
+			e.Line, e.Col = sn.Line, sn.Column
+		}
+		return Errors{e}
+	}
+	return nil
 }

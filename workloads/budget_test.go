@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,4 +53,17 @@ func TestSweepJobsWithinTheBudget(t *testing.T) {
 	per := MemoryTotal(f.Points[0].MemoryEstimate())
 	require.Equal(t, int((64<<20-4*resultBytesPerPoint)/per), f.JobsWithin())
 	require.Greater(t, load(t, strings.Replace(src, "67108864", "4294967296", 1)).JobsWithin(), 100)
+}
+
+// The run keeps every point's results: a sweep of many points is held to
+// the budget as a whole, at the sweep.
+func TestMemoryBudgetCountsEverySweepPoint(t *testing.T) {
+	vals := make([]string, 64)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i + 1)
+	}
+	src := "run: {duration_us: 5, memory_max_bytes: 67108864}\ngenerators: [{kind: dma_read}]\nsweep:\n  run.seed: [" + strings.Join(vals, ", ") + "]\n"
+	require.Contains(t, loadErr(t, src), "w.yaml:4:3: sweep: the run needs an estimated 8")
+	require.Contains(t, loadErr(t, src), "64 points' results of 1.0 MiB each and the largest point")
+	load(t, strings.Replace(src, "67108864", "134217728", 1))
 }

@@ -128,6 +128,7 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 			d.errs = append(d.errs, &Error{File: name, Origin: "--set " + truncate(s, 80), Msg: err.Error()})
 		}
 	}
+	sweepNode := mapValue(root, "sweep")
 	axes, points := d.sweep(root)
 	if len(points) == 0 {
 		if len(d.errs) == 0 {
@@ -166,6 +167,9 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 			}
 			f.Points = append(f.Points, w)
 		}
+	}
+	if len(all) == 0 {
+		all = f.checkMemory(sweepNode)
 	}
 	if len(all) > 0 {
 		return nil, all

@@ -259,6 +259,32 @@ func Label(point []Override) string {
 	return strings.Join(parts, " ")
 }
 
+// CheckSweepAxes checks axes read back from a results file before their
+// points are counted or labelled: at most SweepAxesMax axes of 1 to
+// SweepValuesMax values, of one length when zipped, at most SweepPointsMax
+// points.
+func CheckSweepAxes(axes []SweepAxis) error {
+	if len(axes) > SweepAxesMax {
+		return fmt.Errorf("%d sweep axes, at most %d", len(axes), SweepAxesMax)
+	}
+	points := 1
+	for _, ax := range axes {
+		n := len(ax.Values)
+		switch {
+		case n == 0 || n > SweepValuesMax:
+			return fmt.Errorf("sweep axis %q has %d values, want 1..%d", ax.Path, n, SweepValuesMax)
+		case ax.Zip != axes[0].Zip || ax.Zip && n != len(axes[0].Values):
+			return fmt.Errorf("sweep axis %q does not zip with %q", ax.Path, axes[0].Path)
+		case !ax.Zip:
+			points *= n
+		}
+		if points > SweepPointsMax {
+			return fmt.Errorf("the sweep has more than %d points", SweepPointsMax)
+		}
+	}
+	return nil
+}
+
 // SweepLabels returns the label of every point of a sweep over axes, in
 // sweep order (cartesian product, first axis outermost, or zipped), as the
 // loader labels them. Without axes there is one unlabelled point.

@@ -153,15 +153,37 @@ func FuzzLoadScenario(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(b)
 	}
+	for _, d := range degenerateScenarios {
+		f.Add([]byte(d))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := LoadBytes("fuzz.yaml", data)
+		s, err := LoadBytes("fuzz.yaml", data)
 		if err != nil {
 			var es workloads.Errors
 			if !errors.As(err, &es) || len(es) == 0 {
 				t.Fatalf("error is not a located list: %v", err)
 			}
+			return
+		}
+		if est := workloads.MemoryTotal(s.MemoryEstimate()); est > s.MemoryMaxBytes {
+			t.Fatalf("a valid scenario whose memory estimate %d is above its budget %d", est, s.MemoryMaxBytes)
 		}
 	})
+}
+
+// degenerateScenarios are scenarios at the edges the decoder must refuse or
+// bound: runs past what simulated time holds, duplicate keys, fills past
+// the host's pages, a host override past the loader's rules, a poll
+// without expect, a connect of a closed QP.
+var degenerateScenarios = []string{
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {us: 4611686018427387904}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {us: 600000000000}}, {run: {us: 600000000000}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nsteps: [{run: {until: idle}}]\n",
+	"scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 2}}]\nsteps: [{fill: {host: a, va: 0, length: 16777216, byte: 1}}]\n",
+	"scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 16777216}}]\nsteps: [{run: {until: idle}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{create_cq: {cq: a.cq, depth: 8}}, {poll: {cq: a.cq}}]\n",
+	"scenario: x\nhosts: [{name: a}, {name: b}]\nsteps: [{create_pd: {pd: a.pd}}, {create_cq: {cq: a.cq, depth: 8}}, {create_qp: {qp: a.q, pd: a.pd, cq: a.cq}}, " +
+		"{create_pd: {pd: b.pd}}, {create_cq: {cq: b.cq, depth: 8}}, {create_qp: {qp: b.q, pd: b.pd, cq: b.cq}}, {close: {object: a.q}}, {connect: {a: a.q, b: b.q}}]\n",
 }
 
 func TestScenarioReadSendReceiveInvalidateFlushClose(t *testing.T) {
