@@ -64,3 +64,13 @@ func stageBytes(s StageSpec, depthMin, extra uint64) uint64 {
 	depth := max(uint64(s.LatencyCycles)*uint64(s.ItemsPerCycle)/max(uint64(s.IntervalCycles), 1), 1, depthMin)
 	return depth*(uint64(unsafe.Sizeof(inflight{}))+extra) + uint64(s.QueueDepth)*portSlotBytes
 }
+
+// MetersMax bounds the meters (sim.Meter) an adapter of spec, its PCIe
+// link and its translation unit register, each holding a busy time per
+// interval of a run's window: one per posting core, per QP up to
+// qpMetersMax, per stage of every engine (and its page-list fetches), and
+// at most 48 for the other blocks, the link and the caches
+// (TestMetersMaxCoversTheModelsMeters in workloads/traffic).
+func MetersMax(spec Spec) uint64 {
+	return uint64(spec.HostCores) + qpMetersMax + 8*uint64(spec.ExecEngines) + 48
+}

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -72,7 +73,7 @@ func (w *Workload) MemoryEstimate() []MemoryItem {
 	items = append(items, w.hostMemoryItem(), w.objectsItem(hosts), w.backlogItem())
 	n := uint64(len(w.Generators))*histogramsPerGenerator + hosts*HistogramsPerHost
 	items = append(items, MemoryItem{Name: "histograms", Key: "generators", Bytes: n * sim.HistogramBytesMax,
-		How: fmt.Sprintf("%d latency histograms x %d B", n, sim.HistogramBytesMax)})
+		How: fmt.Sprintf("%d latency histograms x %d B", n, sim.HistogramBytesMax)}, w.seriesItem(hosts))
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Bytes > items[j].Bytes })
 	return items
 }
@@ -119,6 +120,51 @@ func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 	}
 	return MemoryItem{Name: "objects", Key: w.largestGenerator(per), Bytes: total,
 		How: "QPs, CQs, MRs and windows per stream and slot, the run's records per slot, the sources' page lists"}
+}
+
+// Time series: per interval, each generator keeps 3 counters and a
+// latency sketch (a map of at most 128 + 64 buckets per octave of the
+// longest latency, sim_time_max_us, at 40 B each), its result 4 figures
+// more; each meter a busy time and its result a fraction.
+const (
+	seriesGenBytes   = 7*8 + 48 // counters, figures, sketch header
+	sketchEntryBytes = 40
+	seriesMeterBytes = 16
+)
+
+// SeriesIntervals is the most intervals of w's time series: the measured
+// window cut at run.timeseries_interval_us (or in 100), and up to 1000
+// intervals of warm-up before it (workloads/traffic, series.go).
+func (w *Workload) SeriesIntervals() uint64 {
+	r := &w.Run
+	width := r.MeasuredMaxUS() / 100
+	if r.TimeseriesIntervalUS > 0 {
+		width = r.TimeseriesIntervalUS
+	}
+	width = max(width, 1e-6)
+	return uint64(r.MeasuredMaxUS()/width) + min(uint64(r.WarmupUS/width), 1000) + 2
+}
+
+// seriesItem is the point's time series while it runs.
+func (w *Workload) seriesItem(hosts uint64) MemoryItem {
+	spec := w.Adapter.NIC
+	meters := hosts*nic.MetersMax(spec) + 2
+	maxPS := uint64(w.Run.SimTimeMaxUS * 1e6)
+	keys := uint64(128) + 64*uint64(max(bits.Len64(maxPS)-7, 0))
+	n, gens := w.SeriesIntervals(), uint64(len(w.Generators))
+	return MemoryItem{Name: "time series", Key: "run.timeseries_interval_us", Bytes: n * (gens*(seriesGenBytes+keys*sketchEntryBytes) + meters*seriesMeterBytes),
+		How: fmt.Sprintf("%d intervals x (%d generators' counters and latency sketches of up to %d buckets, %d meters)", n, gens, keys, meters)}
+}
+
+// resultBytes is what the run keeps of point w once it has run: its
+// figures and statistics, and its time series' figures.
+func (w *Workload) resultBytes() uint64 {
+	hosts := uint64(1)
+	if w.NeedsHostB() {
+		hosts = 2
+	}
+	meters := hosts*nic.MetersMax(w.Adapter.NIC) + 2
+	return resultBytesPerPoint + w.SeriesIntervals()*(uint64(len(w.Generators))*seriesGenBytes+meters*8)
 }
 
 // backlogItem is the open-loop backlogs at their limit.
@@ -213,7 +259,16 @@ func (f *File) MemoryEstimate() uint64 {
 	for _, w := range f.Points {
 		most = max(most, MemoryTotal(w.MemoryEstimate()))
 	}
-	return most + uint64(len(f.Points))*resultBytesPerPoint
+	return most + f.resultsBytes()
+}
+
+// resultsBytes is what the run keeps of all of f's points.
+func (f *File) resultsBytes() uint64 {
+	var b uint64
+	for _, w := range f.Points {
+		b += w.resultBytes()
+	}
+	return b
 }
 
 // JobsWithin is how many of f's points fit the budget at once (nicsim
@@ -223,7 +278,7 @@ func (f *File) JobsWithin() int {
 	for _, w := range f.Points {
 		most = max(most, MemoryTotal(w.MemoryEstimate()))
 	}
-	budget, kept := f.Points[0].Run.MemoryMaxBytes, uint64(len(f.Points))*resultBytesPerPoint
+	budget, kept := f.Points[0].Run.MemoryMaxBytes, f.resultsBytes()
 	if most == 0 || budget <= kept+most {
 		return 1
 	}
@@ -236,8 +291,8 @@ func (f *File) JobsWithin() int {
 func (f *File) checkMemory(sn *yaml.Node) Errors {
 	budget := f.Points[0].Run.MemoryMaxBytes
 	if est := f.MemoryEstimate(); est > budget {
-		e := &Error{File: f.Path, Path: "sweep", Msg: fmt.Sprintf("the run needs an estimated %s, more than run.memory_max_bytes = %s: %d points' results of %s each and the largest point; "+
-			"sweep fewer points, or raise run.memory_max_bytes", Bytes(est), Bytes(budget), len(f.Points), Bytes(resultBytesPerPoint))}
+		e := &Error{File: f.Path, Path: "sweep", Msg: fmt.Sprintf("the run needs an estimated %s, more than run.memory_max_bytes = %s: %d points' results (%s) and the largest point; "+
+			"sweep fewer points, or raise run.memory_max_bytes", Bytes(est), Bytes(budget), len(f.Points), Bytes(f.resultsBytes()))}
 		if sn != nil {
 			e.Line, e.Col = sn.Line, sn.Column
 		}

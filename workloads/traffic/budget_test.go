@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -48,5 +49,30 @@ func TestRunHoldsLessThanItsMemoryEstimate(t *testing.T) {
 			require.LessOrEqual(t, held, total)
 			runtime.KeepAlive(r)
 		})
+	}
+}
+
+// nic.MetersMax bounds the meters a host registers (each holds a busy time
+// per interval of the time series): with the most posting cores, engines
+// and QPs the loader allows, a two-host model stays within it.
+func TestMetersMaxCoversTheModelsMeters(t *testing.T) {
+	for _, src := range []string{
+		"run: {duration_us: 5}\ngenerators: [{kind: dma_read}]\n",
+		"run: {duration_us: 5}\nadapter: {nic: {exec_engines: 64, host_cores: 1024}}\ngenerators: [{kind: rdma_write, streams: 1024}]\n",
+	} {
+		w := load(t, src).Points[0]
+		m, err := Build(w)
+		require.NoError(t, err)
+		for i := range w.Generators {
+			_, err := newGenerator(m, &w.Generators[i], w.Run.Seed, 0, 0, nil)
+			require.NoError(t, err)
+		}
+		hosts := uint64(1)
+		if w.NeedsHostB() {
+			hosts = 2
+		}
+		n, most := uint64(len(m.Env.Meters.List())), hosts*nic.MetersMax(w.Adapter.NIC)+2
+		t.Logf("%d meters, at most %d", n, most)
+		require.LessOrEqual(t, n, most)
 	}
 }
