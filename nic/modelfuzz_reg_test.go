@@ -109,15 +109,21 @@ func (w *fzWorld) invalidate() {
 	if !valid && w.c.intn(2) == 0 {
 		m = x.mrs[w.c.intn(len(x.mrs))]
 	}
+	w.postInvalidate(q, "MR", x.h.a.GetRemoteTokenFromMr(m.mr), &m.spans, func(ctx uint64, f OpFlags) Status { return x.h.a.Invalidate(q.qp, ctx, m.mr, f) })
+}
+
+// postInvalidate posts an NdkInvalidate (call) of an object whose spans
+// end when it succeeds.
+func (w *fzWorld) postInvalidate(q *fzQP, what string, tok uint32, spans *[]*fzSpan, call func(ctx uint64, f OpFlags) Status) {
 	flags, ctx := w.opFlags(0), w.nextCtx()
-	w.lastOp = fmt.Sprintf("Invalidate host %d qp %d ctx %d: MR 0x%X", q.host, q.ctx, ctx, x.h.a.GetRemoteTokenFromMr(m.mr))
-	if x.h.a.Invalidate(q.qp, ctx, m.mr, flags) != StatusSuccess {
+	w.lastOp = fmt.Sprintf("Invalidate host %d qp %d ctx %d: %s 0x%X", q.host, q.ctx, ctx, what, tok)
+	if call(ctx, flags) != StatusSuccess {
 		return
 	}
 	r := w.accept(q, ctx, OpInvalidate, flags)
 	r.then = func(w *fzWorld, r *fzReq) {
 		if r.status == StatusSuccess {
-			m.spans = endSpans(m.spans, r.doneSeq)
+			*spans = endSpans(*spans, r.doneSeq)
 		}
 	}
 }
@@ -166,17 +172,7 @@ func (w *fzWorld) invalidateMw() {
 	if w.valid() && mw.qp != nil && mw.qp.host == q.host {
 		q = mw.qp
 	}
-	flags, ctx := w.opFlags(0), w.nextCtx()
-	w.lastOp = fmt.Sprintf("Invalidate host %d qp %d ctx %d: MW 0x%X", q.host, q.ctx, ctx, x.h.a.GetRemoteTokenFromMw(mw.mw))
-	if x.h.a.InvalidateMw(q.qp, ctx, mw.mw, flags) != StatusSuccess {
-		return
-	}
-	r := w.accept(q, ctx, OpInvalidate, flags)
-	r.then = func(w *fzWorld, r *fzReq) {
-		if r.status == StatusSuccess {
-			mw.spans = endSpans(mw.spans, r.doneSeq)
-		}
-	}
+	w.postInvalidate(q, "MW", x.h.a.GetRemoteTokenFromMw(mw.mw), &mw.spans, func(ctx uint64, f OpFlags) Status { return x.h.a.InvalidateMw(q.qp, ctx, mw.mw, f) })
 }
 
 // registerMr calls NdkRegisterMr on a normal MR over a range of the data

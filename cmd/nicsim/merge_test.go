@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // nineRun is a quick 9-point sweep.
@@ -60,8 +62,12 @@ func TestMergeRefusesShardsWithDifferentConfigs(t *testing.T) {
 // says so.
 func TestSweepJobsCappedByTheMemoryBudget(t *testing.T) {
 	root := t.TempDir()
-	f := writeFile(t, root, "nine.yaml", strings.Replace(nineRun, "duration_us: 5}", "duration_us: 5, memory_max_bytes: 67108864}", 1))
+	f := writeFile(t, root, "nine.yaml", strings.Replace(nineRun, "duration_us: 5}", "duration_us: 5, memory_max_bytes: 134217728}", 1))
+	lf, err := workloads.Load(f, workloads.Options{})
+	require.NoError(t, err)
+	jobs := lf.JobsWithin()
+	require.Less(t, jobs, 8)
 	code, _, stderr := nicsim(t, "sweep", f, "--quiet", "--no-plots", "--jobs", "8", "--out", filepath.Join(root, "out"))
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, stderr, "nicsim sweep: running 2 points at once, not 8: that is what run.memory_max_bytes = 64.0 MiB holds")
+	require.Contains(t, stderr, fmt.Sprintf("nicsim sweep: running %d points at once, not 8: that is what run.memory_max_bytes = 128.0 MiB holds", jobs))
 }

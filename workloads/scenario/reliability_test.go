@@ -8,6 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// twoQPs are the steps that make a PD, a CQ and a QP on hosts a and b.
+const twoQPs = `  - create_pd: {pd: a.pd}
+  - create_cq: {cq: a.cq, depth: 8}
+  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
+  - create_pd: {pd: b.pd}
+  - create_cq: {cq: b.cq, depth: 8}
+  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
+`
+
 // A key given twice at the top level is refused, naming the first line: the
 // last steps: no longer silently wins.
 func TestScenarioDuplicateTopLevelKeyRefused(t *testing.T) {
@@ -28,13 +37,7 @@ func TestScenarioPollWithoutExpectChecksNothing(t *testing.T) {
 	src := `scenario: x
 hosts: [{name: a}, {name: b}]
 steps:
-  - create_pd: {pd: a.pd}
-  - create_cq: {cq: a.cq, depth: 8}
-  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
-  - create_pd: {pd: b.pd}
-  - create_cq: {cq: b.cq, depth: 8}
-  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
-  - connect: {a: a.qp, b: b.qp}
+` + twoQPs + `  - connect: {a: a.qp, b: b.qp}
   - create_mr: {mr: a.mr, pd: a.pd, fast_register: true}
   - init_fr_mr: {mr: a.mr, pages: 1}
   - run: {until: idle}
@@ -91,13 +94,7 @@ func TestScenarioModelWritePastHostMemoryFailsTheRunStep(t *testing.T) {
 	src := `scenario: x
 hosts: [{name: a}, {name: b, nic: {host_memory_pages_max: 1}}]
 steps:
-  - create_pd: {pd: a.pd}
-  - create_cq: {cq: a.cq, depth: 8}
-  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
-  - create_pd: {pd: b.pd}
-  - create_cq: {cq: b.cq, depth: 8}
-  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
-  - connect: {a: a.qp, b: b.qp}
+` + twoQPs + `  - connect: {a: a.qp, b: b.qp}
   - create_mr: {mr: a.src, pd: a.pd}
   - create_mr: {mr: b.dst, pd: b.pd}
   - register_mr: {mr: a.src, va: 0x100000, length: 8192, flags: [ALLOW_LOCAL_WRITE]}
@@ -117,13 +114,7 @@ func TestScenarioConnectOfAClosedQPGivesAStatus(t *testing.T) {
 	src := `scenario: x
 hosts: [{name: a}, {name: b}]
 steps:
-  - create_pd: {pd: a.pd}
-  - create_cq: {cq: a.cq, depth: 8}
-  - create_qp: {qp: a.qp, pd: a.pd, cq: a.cq}
-  - create_pd: {pd: b.pd}
-  - create_cq: {cq: b.cq, depth: 8}
-  - create_qp: {qp: b.qp, pd: b.pd, cq: b.cq}
-  - close: {object: a.qp}
+` + twoQPs + `  - close: {object: a.qp}
   - connect: {a: a.qp, b: b.qp}
     expect: STATUS_INVALID_HANDLE
 `
