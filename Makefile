@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines validate clean help
 
 all: build test
 
@@ -21,6 +21,7 @@ help:
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
 	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
+	@echo "make validate     run workloads/validation against published figures; writes docs/VALIDATION.md and docs/img"
 
 build:
 	$(GO) build -o $(BIN)/nicsim ./cmd/nicsim
@@ -59,6 +60,9 @@ regress:
 
 baselines:
 	$(GO) run ./cmd/nicsim regress --update
+
+validate:
+	$(GO) run ./cmd/nicsim validate
 
 clean:
 	rm -rf $(BIN)
