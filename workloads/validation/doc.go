@@ -14,7 +14,7 @@
 //	  source: pcie-bench                # the report's table; files of one source share it
 //	  source_title: "pcie-bench: ..."   # the table's heading (files of one source agree)
 //	  plots:                            # optional: published and simulated curves on one set of axes
-//	    - {name: rtt, title: ..., x_label: ..., y_label: ..., log_x: true}
+//	    - {name: rtt, title: ..., x_label: ..., y_label: ..., log_x: true, legend: top-left}
 //	  rows:                             # one per published figure
 //	    - id: pcie-rtt-64               # unique over all files
 //	      figure: DMA read round trip, 64 B

@@ -102,6 +102,9 @@ func (f *File) check(d *decoder) {
 		if p.Title == "" || p.XLabel == "" || p.YLabel == "" {
 			d.errPos(p.pos, path, "a plot needs title, x_label and y_label")
 		}
+		if _, ok := legendCorners[p.Legend]; !ok {
+			d.errPos(p.pos, join(path, "legend"), "%q is not one of top-left, top-right, bottom-left, bottom-right", p.Legend)
+		}
 		plots[p.Name] = true
 	}
 	ids := map[string]bool{}

@@ -69,6 +69,10 @@ func (rep *Report) WritePlots(dir string) ([]string, error) {
 	return files, nil
 }
 
+// legendCorners maps a plot's legend key to (top, left).
+var legendCorners = map[string][2]bool{"": {false, false}, "bottom-right": {false, false}, "bottom-left": {false, true},
+	"top-right": {true, false}, "top-left": {true, true}}
+
 // plotSeries is one series of a plot: its published and simulated
 // points.
 type plotSeries struct {
@@ -113,7 +117,8 @@ func (rep *Report) plot(f *File, p *Plot) (*plot.Plot, error) {
 	pl.Title.Text = p.Title
 	pl.X.Label.Text = p.XLabel
 	pl.Y.Label.Text = p.YLabel
-	pl.Legend.Top, pl.Legend.Left = true, true
+	corner := legendCorners[p.Legend]
+	pl.Legend.Top, pl.Legend.Left = corner[0], corner[1]
 	if p.LogX {
 		pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}

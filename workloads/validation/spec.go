@@ -100,6 +100,9 @@ type Plot struct {
 	YLabel string `yaml:"y_label"`
 	LogX   bool   `yaml:"log_x"`
 	LogY   bool   `yaml:"log_y"`
+	// Legend is the corner the legend sits in: top-left, top-right,
+	// bottom-left or bottom-right (the default).
+	Legend string `yaml:"legend"`
 	pos
 }
 
