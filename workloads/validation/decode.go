@@ -220,26 +220,4 @@ func (d *decoder) number(n *yaml.Node, x *Number, path string) {
 	}
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	v := n.Value
-	if len(v) > 40 {
-		v = v[:40] + "..."
-	}
-	switch n.Tag {
-	case "!!null":
-		return "null"
-	case "!!str":
-		return fmt.Sprintf("string %q", v)
-	case "!!bool":
-		return "boolean " + v
-	}
-	return "number " + v
-}
+func describe(n *yaml.Node) string { return workloads.Describe(n) }
