@@ -17,7 +17,7 @@ const cliffDMAName = "pcie.DefaultSpec(): gen3 x8 link to an E5-class host, 64 B
 // newCliffDMA returns the bus model for the reach-cliff test: the real PCIe
 // link and DMA engine, so a miss costs one dependent PCIe read.
 func newCliffDMA(t *testing.T, env *sim.Env) DMA {
-	link, err := pcie.New("NIC.PCIe", pcie.DefaultSpec(), env)
+	link, err := pcie.New("NIC.PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(DefaultSpec().ClockPeriodPS)})
 	require.NoError(t, err)
 	return link.DMA()
 }

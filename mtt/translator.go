@@ -12,7 +12,7 @@ type DMA interface {
 	CanAccept() bool                                              // room in the DMA request queue; when false, wakers added with AddWaker are woken when room frees
 	AddWaker(w sim.Waker)                                         // register for a wake-up when room frees
 	Read(addr, bytes uint64, done sim.Handler, arg uint64) error  // done.Handle(now,arg) when the last completion byte has arrived at the NIC
-	Write(addr, bytes uint64, done sim.Handler, arg uint64) error // done when the write has left the NIC (posted)
+	Write(addr, bytes uint64, done sim.Handler, arg uint64) error // done when the written data is visible in host memory (posted)
 }
 
 // ErrBusy is returned by Lookup, WriteMPT and WriteMTT when the unit has no

@@ -160,8 +160,8 @@ func (c *completion) writeCQE(qp *QP, w *wr) {
 	c.a.Stats.CQEs++
 }
 
-// Handle runs when a CQE write (cqn<<32 | ring slot) has left the NIC: the
-// CQE is visible.
+// Handle runs when a CQE write (cqn<<32 | ring slot) is visible in host
+// memory (pcie's DMA.Write done).
 func (c *completion) Handle(now sim.Tick, arg uint64) {
 	a := c.a
 	cq := a.cqs[arg>>32]
@@ -174,17 +174,27 @@ func (c *completion) Handle(now sim.Tick, arg uint64) {
 	}
 }
 
-// trace records one retired request (only with a tracer attached).
+// trace records one retired request (only with a tracer attached): a span
+// from post to retirement on its QP's track (lanes keep overlapping
+// requests apart), with its arguments and its phases between the
+// milestones it passed (doorbell, WQE fetched, executed).
 func (a *Adapter) trace(qp *QP, w *wr, now sim.Tick) {
-	track := fmt.Sprintf("%s.QP[%d]", a.name, qp.num)
-	name := fmt.Sprintf("%v #%d %v", w.op, qp.nicCompleted, w.status)
-	a.trc.Span(track, name, w.tPost, now)
+	name := w.op.String()
+	if w.status != StatusSuccess {
+		name += " " + w.status.String()
+	}
+	s := &sim.Span{Track: fmt.Sprintf("%s work requests/QP[%d]", a.name, qp.num), Name: name, Start: w.tPost, End: now,
+		Args: []sim.Arg{{Key: "qp", Value: qp.num}, {Key: "index", Value: qp.nicCompleted}, {Key: "op", Value: w.op.String()},
+			{Key: "pages", Value: w.npages}, {Key: "length", Value: w.length}, {Key: "status", Value: w.status.String()}}}
+	at := w.tPost
 	for _, m := range []struct {
 		n string
 		t sim.Tick
-	}{{"doorbell", w.tDoorbell}, {"fetched", w.tFetched}, {"executed", w.tExec}} {
-		if m.t != 0 {
-			a.trc.Instant(track, m.n, m.t)
+	}{{"post->doorbell", w.tDoorbell}, {"doorbell->fetched", w.tFetched}, {"fetched->executed", w.tExec}, {"executed->retired", now}} {
+		if m.t >= at && m.t != 0 {
+			s.Phases = append(s.Phases, sim.Phase{Name: m.n, Start: at, End: m.t})
+			at = m.t
 		}
 	}
+	a.trc.Span(s)
 }

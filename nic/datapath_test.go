@@ -23,7 +23,7 @@ func newPair(t testing.TB, spec Spec) *pair {
 	t.Helper()
 	env := sim.NewEnv(1)
 	side := func(name string) *harness {
-		link, err := pcie.New(name+".PCIe", pcie.DefaultSpec(), env)
+		link, err := pcie.New(name+".PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
 		require.NoError(t, err)
 		a, err := New(name, spec, env, link, link.DMA())
 		require.NoError(t, err)

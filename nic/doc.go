@@ -73,7 +73,7 @@
 // docs/sources.md 10); the host CPU's time to build a WQE is not modelled (a
 // post takes no simulated time; the MMIO write gaps of the pcie model are
 // the CPU cost that is modelled); a CQE is visible to the consumer when its
-// posted DMA write has left the NIC.
+// posted DMA write is visible in host memory (pcie's DMA.Write).
 //
 // # Registration, windows and the remote data path
 //

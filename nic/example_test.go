@@ -11,7 +11,7 @@ import (
 // A fast registration and its invalidation on one QP, on a gen3 x8 link.
 func ExampleAdapter_FastRegister() {
 	env := sim.NewEnv(1)
-	link, _ := pcie.New("PCIe", pcie.DefaultSpec(), env)
+	link, _ := pcie.New("PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(nic.DefaultSpec().ClockPeriodPS)})
 	a, _ := nic.New("NIC", nic.DefaultSpec(), env, link, link.DMA())
 	_, pd := a.CreatePD()
 	_, cq := a.CreateCQ(64)

@@ -23,7 +23,7 @@ type harness struct {
 func newHarness(t testing.TB, spec Spec) *harness {
 	t.Helper()
 	env := sim.NewEnv(1)
-	link, err := pcie.New("PCIe", pcie.DefaultSpec(), env)
+	link, err := pcie.New("PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
 	require.NoError(t, err)
 	a, err := New("NIC", spec, env, link, link.DMA())
 	require.NoError(t, err)

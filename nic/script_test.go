@@ -115,7 +115,7 @@ func (s *script) do(line string) string {
 		sp.RotateFastRegisterKey = args["rotate"] == "true"
 		sp.MRPoolEntries = uint32(num("pool", uint64(sp.MRPoolEntries)))
 		env := sim.NewEnv(1)
-		link, err := pcie.New("PCIe", pcie.DefaultSpec(), env)
+		link, err := pcie.New("PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(sp.ClockPeriodPS)})
 		require.NoError(s.t, err)
 		a, err := New("NIC", sp, env, link, link.DMA())
 		require.NoError(s.t, err)

@@ -30,10 +30,11 @@ func TestFastRegisterThenInvalidateCompletes(t *testing.T) {
 	require.Equal(t, mtt.StateInvalid, e.State)
 }
 
-type recTracer struct{ spans, instants int }
+type recTracer struct{ spans, phases int }
 
-func (r *recTracer) Span(track, name string, start, end sim.Tick) { r.spans++ }
-func (r *recTracer) Instant(track, name string, at sim.Tick)      { r.instants++ }
+func (r *recTracer) Span(s *sim.Span)                                  { r.spans++; r.phases += len(s.Phases) }
+func (r *recTracer) Instant(string, string, sim.Tick)                  {}
+func (r *recTracer) Counter(string, string, string, sim.Tick, float64) {}
 
 func TestTracingRecordsEveryRetiredRequest(t *testing.T) {
 	h := newHarness(t, DefaultSpec())
@@ -45,5 +46,5 @@ func TestTracingRecordsEveryRetiredRequest(t *testing.T) {
 	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 2, mr, 0))
 	h.run()
 	require.Equal(t, 2, rt.spans)
-	require.Equal(t, 6, rt.instants)
+	require.Equal(t, 8, rt.phases, "post->doorbell, ->fetched, ->executed, ->retired of each")
 }

@@ -15,7 +15,7 @@ import (
 // link, measured on the link itself.
 func pcieReadRoundTrip(t testing.TB, bytes uint64) sim.Tick {
 	env := sim.NewEnv(1)
-	link, err := pcie.New("PCIe", pcie.DefaultSpec(), env)
+	link, err := pcie.New("PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(DefaultSpec().ClockPeriodPS)})
 	require.NoError(t, err)
 	var at sim.Tick
 	require.NoError(t, link.DMA().Read(0x1000, bytes, sim.HandlerFunc(func(now sim.Tick, _ uint64) { at = now }), 0))
@@ -84,9 +84,8 @@ func TestDeferChainRaisesThroughputAndAddsLatency(t *testing.T) {
 // More QPs raise throughput until a stage or PCIe saturates. Each QP keeps
 // one FR(DEFER)+INV pair outstanding in doorbell mode, so one QP is latency
 // bound (doorbell, WQE read, pipeline, CQE). The limit reached here is the
-// DMA engine's issue cost (pcie WriteIssueCostPS and ReadIssueCostPS,
-// docs/sources.md 1.3): every pair makes 5 writes (MTT, MPT twice, CQE twice)
-// and one read (its two WQEs).
+// host's uncached MMIO path: every pair rings one 8 B doorbell, and the CPU
+// issues at most one per pcie MMIOIssueGapNS (docs/sources.md 2).
 func TestMoreQPsRaiseThroughputUntilSaturation(t *testing.T) {
 	sp := DefaultSpec()
 	sp.WQEByMMIO = false
@@ -101,8 +100,8 @@ func TestMoreQPsRaiseThroughputUntilSaturation(t *testing.T) {
 	require.Greater(t, thr[2], 1.7*thr[1])
 	require.Less(t, thr[5], 1.05*thr[4])
 	ps := pcie.DefaultSpec()
-	limit := 1 / (float64(5*ps.WriteIssueCostPS+ps.ReadIssueCostPS) * 1e-12)
-	t.Logf("DMA engine issue limit: %.2f M pairs/s", limit/1e6)
+	limit := 1e9 / ps.MMIOIssueGapNS
+	t.Logf("uncached MMIO limit: %.2f M pairs/s", limit/1e6)
 	require.InDelta(t, limit, thr[5], 0.05*limit)
 }
 

@@ -1,13 +1,16 @@
 package pcie
 
+import "github.com/nicsim/nicsim/sim"
+
 // credits is a transmitter's view of its receiver's flow-control credits
 // for one direction: header and data credits per class (PCIe Base Spec
 // 2.6.1, 3.4). A limit of 0 is infinite. Credits are consumed when a TLP
 // starts on the wire and come back when an UpdateFC DLLP carrying them
 // arrives from the receiver on the opposite direction.
 type credits struct {
-	limit [classCount][2]uint64 // [class][0 header, 1 data]; 0 = infinite
-	used  [classCount][2]uint64
+	limit  [classCount][2]uint64 // [class][0 header, 1 data]; 0 = infinite
+	used   [classCount][2]uint64
+	meters [classCount][2]*sim.Meter // credits in use of each finite pool (nil: infinite)
 }
 
 func newCredits(ph, pd, nph, npd, cplh, cpld int) credits {
@@ -29,23 +32,29 @@ func (c *credits) fits(cl fcClass, payload uint64) bool {
 	return (l[0] == 0 || u[0]+h <= l[0]) && (l[1] == 0 || u[1]+d <= l[1])
 }
 
-func (c *credits) consume(cl fcClass, payload uint64) {
+func (c *credits) consume(now sim.Tick, cl fcClass, payload uint64) {
 	h, d := need(payload)
 	if c.limit[cl][0] != 0 {
 		c.used[cl][0] += h
+		c.meters[cl][0].Set(now, c.used[cl][0])
 	}
 	if c.limit[cl][1] != 0 {
 		c.used[cl][1] += d
+		c.meters[cl][1].Set(now, c.used[cl][1])
 	}
 }
 
-func (c *credits) release(ret *[classCount][2]uint64) {
+func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64) {
 	for cl := range ret {
 		for i := 0; i < 2; i++ {
+			if ret[cl][i] == 0 {
+				continue
+			}
 			if ret[cl][i] > c.used[cl][i] {
 				panic("pcie: invariant: more credits returned than consumed")
 			}
 			c.used[cl][i] -= ret[cl][i]
+			c.meters[cl][i].Set(now, c.used[cl][i])
 		}
 	}
 }

@@ -6,32 +6,25 @@ import (
 	"github.com/nicsim/nicsim/sim"
 )
 
-// DMA is the NIC's DMA engine on one link. Requests enter a bounded queue,
-// pass an issue stage that spends ReadIssueCostPS or WriteIssueCostPS on
-// each (the engine limit pcie-bench measured, docs/sources.md 1.3), and are
-// then cut into TLPs as the upstream transmitter takes them: MWr of at
-// most MPS, MRd of at most MRRS, both on naturally aligned boundaries so
-// that none crosses a 4 KiB boundary. Each MRd holds a tag until its last
-// completion byte arrives.
+// DMA is the NIC's DMA engine on one link: a read path and a write path
+// (engine.go), each with its own bounded request queue and channels working
+// in NIC clock cycles, and the read tags. Each MRd holds a tag until its
+// last completion byte arrives.
 type DMA struct {
 	l        *Link
 	reqs     []dmaReq
 	free     []uint32
-	issueQ   ring[uint32]
-	issuing  bool
-	queued   int // requests not yet fully taken by the transmitter
+	rd, wr   path
 	msixQ    int // MSI-X writes pending
-	msixWait ring[uint32]
 	refused  bool
 	wakers   []sim.Waker
-	wr       writeLane
-	rd       readLane
 	tags     []tagEntry
 	freeTags []uint32
 	tagsUsed int
 	tagStall bool
 	stallAt  sim.Tick
-	issueEv  issueEvent
+	tagMeter *sim.Meter
+	visEv    visibleEvent
 }
 
 type dmaReq struct {
@@ -39,11 +32,13 @@ type dmaReq struct {
 	msix   bool
 	addr   uint64
 	bytes  uint64
-	off    uint64 // bytes cut into TLPs
+	off    uint64 // bytes cut into TLPs the link has taken
+	taken  uint64 // TLPs the link has taken
 	recv   uint64 // read: completion bytes received
 	done   sim.Handler
 	arg    uint64
 	called sim.Tick
+	cutAt  sim.Tick // when its first TLP is ready
 	seq    uint64
 }
 
@@ -53,21 +48,33 @@ type tagEntry struct {
 	left uint64 // completion bytes still to come
 }
 
-type issueEvent struct{ d *DMA }
+// visibleEvent runs when a DMA write or an MSI-X is visible in the host.
+type visibleEvent struct{ d *DMA }
 
-func (e issueEvent) Handle(now sim.Tick, arg uint64) { e.d.issued(now) }
+func (e visibleEvent) Handle(now sim.Tick, arg uint64) { e.d.visible(now, uint32(arg)) }
 
-func newDMA(l *Link) *DMA {
+func newDMA(l *Link, clock sim.ClockDomain) *DMA {
 	d := &DMA{l: l}
-	d.wr.d, d.rd.d = d, d
-	d.issueEv = issueEvent{d}
+	d.rd = newPath(d, false, clock)
+	d.wr = newPath(d, true, clock)
+	d.rd.freeEv, d.wr.freeEv = channelFree{&d.rd}, channelFree{&d.wr}
+	d.visEv = visibleEvent{d}
 	return d
 }
 
-// CanAccept reports whether the request queue has room. When it returns
+// CanAccept reports whether both request queues have room, so that a Read
+// or a Write that follows it cannot be refused as full. When it returns
 // false, wakers added with AddWaker are woken once room frees.
-func (d *DMA) CanAccept() bool {
-	if d.queued < d.l.spec.QueueDepth {
+func (d *DMA) CanAccept() bool { return d.room(&d.rd) && d.room(&d.wr) }
+
+// CanAcceptRead reports whether the read queue has room (see CanAccept).
+func (d *DMA) CanAcceptRead() bool { return d.room(&d.rd) }
+
+// CanAcceptWrite reports whether the write queue has room (see CanAccept).
+func (d *DMA) CanAcceptWrite() bool { return d.room(&d.wr) }
+
+func (d *DMA) room(p *path) bool {
+	if p.queued < p.depth {
 		return true
 	}
 	d.refused = true
@@ -75,7 +82,7 @@ func (d *DMA) CanAccept() bool {
 }
 
 // AddWaker registers w, for good, to be woken each time room frees after
-// CanAccept (or a refused request) found the queue full. Adding a waker that
+// CanAccept (or a refused request) found a queue full. Adding a waker that
 // is already registered does nothing, so a client may call AddWaker on every
 // refusal without the list growing.
 func (d *DMA) AddWaker(w sim.Waker) {
@@ -94,18 +101,22 @@ func (d *DMA) Wakers() int { return len(d.wakers) }
 // the last completion byte has arrived at the NIC. On error nothing is
 // queued.
 func (d *DMA) Read(addr, bytes uint64, done sim.Handler, arg uint64) error {
-	return d.submit(false, addr, bytes, done, arg)
+	return d.submit(&d.rd, addr, bytes, done, arg)
 }
 
-// Write queues a DMA write of bytes at addr. Writes are posted: done runs
-// when the last MWr TLP has been transmitted by the NIC.
+// Write queues a DMA write of bytes at addr. Writes are posted; done runs
+// when the data is visible in host memory: the last MWr has arrived at the
+// host and the host has made it (and every write before it) visible to a
+// polling CPU (HostWriteVisible*, docs/sources.md 1.1). A completion
+// written by DMA therefore counts as seen only when a CPU could see it. On
+// error nothing is queued.
 func (d *DMA) Write(addr, bytes uint64, done sim.Handler, arg uint64) error {
-	return d.submit(true, addr, bytes, done, arg)
+	return d.submit(&d.wr, addr, bytes, done, arg)
 }
 
-func (d *DMA) submit(write bool, addr, bytes uint64, done sim.Handler, arg uint64) error {
+func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) error {
 	op := "Read"
-	if write {
+	if p.write {
 		op = "Write"
 	}
 	switch {
@@ -118,17 +129,15 @@ func (d *DMA) submit(write bool, addr, bytes uint64, done sim.Handler, arg uint6
 	case addr+bytes < addr:
 		d.l.stats.Refused++
 		return fmt.Errorf("pcie: DMA %s at %#x of %d bytes wraps the address space", op, addr, bytes)
-	case !d.CanAccept():
+	case !d.room(p):
 		d.l.stats.Refused++
-		return fmt.Errorf("pcie: DMA %s: %w (%d requests)", op, ErrFull, d.queued)
+		return fmt.Errorf("pcie: DMA %s: %w (%d requests)", op, ErrFull, p.queued)
 	}
+	now := d.l.eng.Now()
 	i := d.alloc()
-	d.reqs[i] = dmaReq{write: write, addr: addr, bytes: bytes, done: done, arg: arg, called: d.l.eng.Now()}
-	d.queued++
-	d.issueQ.push(i)
-	if !d.issuing {
-		d.issueNext()
-	}
+	d.reqs[i] = dmaReq{write: p.write, addr: addr, bytes: bytes, done: done, arg: arg, called: now}
+	p.queued++
+	p.enqueue(now, i)
 	return nil
 }
 
@@ -139,189 +148,85 @@ func (d *DMA) release(i uint32) {
 	d.free = append(d.free, i)
 }
 
-// issueNext starts the issue stage on the oldest queued request.
-func (d *DMA) issueNext() {
-	for d.issueQ.len() > 0 {
-		r := &d.reqs[d.issueQ.peek()]
-		cost := d.l.spec.ReadIssueCostPS
-		if r.write {
-			cost = d.l.spec.WriteIssueCostPS
-		}
-		if r.msix {
-			cost = 0
-		}
-		if cost > 0 {
-			d.issuing = true
-			d.l.eng.After(sim.Tick(cost), sim.PrioDefault, d.issueEv, 0)
-			return
-		}
-		d.toLane()
+// roomFreed wakes the wakers after a refusal once a queue has room again.
+func (d *DMA) roomFreed() {
+	if !d.refused {
+		return
 	}
-	d.issuing = false
-}
-
-func (d *DMA) issued(now sim.Tick) {
-	d.toLane()
-	d.issueNext()
-}
-
-// toLane moves the head of the issue queue to its lane and stamps its age.
-func (d *DMA) toLane() {
-	i := d.issueQ.pop()
-	r := &d.reqs[i]
-	r.seq = d.l.up.nextSeq()
-	if r.write {
-		d.wr.q.push(i)
-	} else {
-		d.rd.q.push(i)
-	}
-	d.l.up.kick()
-}
-
-// taken is called when a request's last TLP has been taken.
-func (d *DMA) taken() {
-	d.queued--
-	if d.refused && d.queued < d.l.spec.QueueDepth {
-		d.refused = false
-		for _, w := range d.wakers {
-			w.Wake()
-		}
+	d.refused = false
+	for _, w := range d.wakers {
+		w.Wake()
 	}
 }
 
 // MSIX sends an MSI-X interrupt: a 4 B posted MWr to the host, ordered after
-// the DMA requests made before it. done runs when it has arrived at the host.
+// the DMA writes requested before it. done runs when it has arrived at the
+// host and every write before it is visible there.
 func (l *Link) MSIX(done sim.Handler, arg uint64) error {
 	d := l.dma
 	if d.msixQ >= l.spec.MSIXQueueMax {
 		return fmt.Errorf("pcie: MSIX: %w (%d pending)", ErrFull, d.msixQ)
 	}
+	now := l.eng.Now()
 	i := d.alloc()
-	d.reqs[i] = dmaReq{write: true, msix: true, addr: 0xFEE00000, bytes: MSIXBytes, done: done, arg: arg,
-		called: l.eng.Now()}
+	d.reqs[i] = dmaReq{write: true, msix: true, addr: 0xFEE00000, bytes: MSIXBytes, done: done, arg: arg, called: now}
 	d.msixQ++
-	// Through the issue queue (at no cost), so the interrupt stays behind
-	// the DMA writes requested before it.
-	d.issueQ.push(i)
-	if !d.issuing {
-		d.issueNext()
-	}
+	d.wr.enqueue(now, i)
 	return nil
 }
 
-func (d *DMA) msixArrived(now sim.Tick) {
-	i := d.msixWait.pop()
-	r := d.reqs[i]
-	d.release(i)
-	d.msixQ--
-	d.l.stats.MSIXs++
-	if r.done != nil {
-		r.done.Handle(now, r.arg)
-	}
-}
-
-// writeLane is the posted source of the upstream direction: DMA writes and
-// MSI-X in issue order.
-type writeLane struct {
-	d       *DMA
-	q       ring[uint32]
-	scratch tlp
-}
-
-func (w *writeLane) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if w.q.len() == 0 {
-		return nil, sim.MaxTick
-	}
-	d := w.d
-	i := w.q.peek()
-	r := &d.reqs[i]
-	cur := r.addr + r.off
-	mps := uint64(d.l.spec.MPSBytes)
-	n := min(r.bytes-r.off, mps-cur%mps)
-	w.scratch = tlp{kind: KindMWr, class: classP, addr64: d.l.spec.Addr64 && !r.msix, msix: r.msix,
-		payload: n, addr: cur, seq: r.seq, ref: i, last: r.off+n == r.bytes}
-	return &w.scratch, 0
-}
-
-func (w *writeLane) take(now sim.Tick, t *tlp) {
-	d := w.d
-	r := &d.reqs[t.ref]
-	r.off += t.payload
-	if t.last {
-		w.q.pop()
-		if r.msix {
-			d.msixWait.push(t.ref)
-		} else {
-			d.taken()
-		}
-	}
-}
-
-func (w *writeLane) sent(now sim.Tick, t *tlp) {
-	if !t.last || t.msix {
+// visibleAt ends write (or MSI-X) request i at the time the host has made
+// it visible: now, or in an event then.
+func (d *DMA) visibleAt(now, at sim.Tick, i uint32) {
+	if at == now {
+		d.visible(now, i)
 		return
 	}
-	d := w.d
-	r := d.reqs[t.ref]
-	d.release(t.ref)
+	d.l.eng.After(at-now, sim.PrioDeliver, d.visEv, uint64(i))
+}
+
+func (d *DMA) visible(now sim.Tick, i uint32) {
+	r := d.reqs[i]
+	d.release(i)
 	s := &d.l.stats
-	s.Writes++
-	s.WriteBytes += r.bytes
-	s.WriteLatencyPS.Record(uint64(now - r.called))
+	if r.msix {
+		d.msixQ--
+		s.MSIXs++
+	} else {
+		s.Writes++
+		s.WriteBytes += r.bytes
+		s.WriteLatencyPS.Record(uint64(now - r.called))
+	}
 	if r.done != nil {
 		r.done.Handle(now, r.arg)
 	}
 }
 
-// readLane is the non-posted source of the upstream direction: MRd TLPs,
-// each needing a free tag.
-type readLane struct {
-	d       *DMA
-	q       ring[uint32]
-	scratch tlp
+// tagFree reports whether an MRd can have a tag now, counting a stall the
+// first time it cannot.
+func (d *DMA) tagFree(now sim.Tick) bool {
+	if d.tagsUsed < d.l.spec.TagsMax {
+		return true
+	}
+	if !d.tagStall {
+		d.tagStall = true
+		d.stallAt = now
+		d.l.stats.TagStalls++
+	}
+	return false
 }
 
-func (rl *readLane) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if rl.q.len() == 0 {
-		return nil, sim.MaxTick
-	}
-	d := rl.d
-	if d.tagsUsed >= d.l.spec.TagsMax {
-		if !d.tagStall {
-			d.tagStall = true
-			d.stallAt = now
-			d.l.stats.TagStalls++
-		}
-		return nil, sim.MaxTick
-	}
-	i := rl.q.peek()
-	r := &d.reqs[i]
-	cur := r.addr + r.off
-	mrrs := uint64(d.l.spec.MRRSBytes)
-	n := min(r.bytes-r.off, mrrs-cur%mrrs)
-	rl.scratch = tlp{kind: KindMRd, class: classNP, addr64: d.l.spec.Addr64, reqBytes: n, reqOff: r.off, addr: cur,
-		seq: r.seq, ref: i, last: r.off+n == r.bytes}
-	return &rl.scratch, 0
-}
-
-func (rl *readLane) take(now sim.Tick, t *tlp) {
-	d := rl.d
+// takeTag gives MRd t a tag.
+func (d *DMA) takeTag(now sim.Tick, t *tlp) {
 	tag := takeSlot(&d.freeTags, &d.tags)
 	d.tags[tag] = tagEntry{req: t.ref, next: t.addr, left: t.reqBytes}
 	t.tag = tag
 	d.tagsUsed++
+	d.tagMeter.Set(now, uint64(d.tagsUsed))
 	if uint64(d.tagsUsed) > d.l.stats.TagsInUseMax {
 		d.l.stats.TagsInUseMax = uint64(d.tagsUsed)
 	}
-	r := &d.reqs[t.ref]
-	r.off += t.reqBytes
-	if t.last {
-		rl.q.pop()
-		d.taken()
-	}
 }
-
-func (rl *readLane) sent(now sim.Tick, t *tlp) {}
 
 // completion takes a CplD arriving at the NIC.
 func (d *DMA) completion(now sim.Tick, t *tlp) {
@@ -339,6 +244,7 @@ func (d *DMA) completion(now sim.Tick, t *tlp) {
 	if freed {
 		d.freeTags = append(d.freeTags, t.tag)
 		d.tagsUsed--
+		d.tagMeter.Set(now, uint64(d.tagsUsed))
 		if d.tagStall {
 			d.tagStall = false
 			s.TagStallPS += uint64(now - d.stallAt)

@@ -30,12 +30,30 @@
 //     waits (never dropped). Ordering: posted writes stay in order; an MRd
 //     or CplD never passes an older posted write; a posted write may pass a
 //     stalled read or completion (PCIe ordering rules, no relaxed ordering).
-//   - DMA engine: bounded request queue, per-request issue cost, MWr split
-//     at MPS and MRd at MRRS on aligned boundaries, one tag per MRd held
-//     until its last completion byte arrives.
-//   - Host: answers an MRd with CplDs split at MPS or RCB, in address
-//     order, each sent once its data is ready: fixed latency + per-byte
-//     time from the start of the DMA request.
+//   - DMA engine (engine.go), in cycles of the NIC clock New is given: a
+//     read path and a write path, each a bounded request queue and a number
+//     of channels. A channel starts on a clock edge and works on one
+//     request at a time: RequestCycles before its first TLP is ready, then
+//     TLPsPerCycle TLPs a cycle. MWr are cut at MPS and MRd at MRRS on
+//     aligned boundaries; each MRd holds a tag until its last completion
+//     byte arrives.
+//   - Host (host.go, hostmem.go): answers an MRd with CplDs split at MPS
+//     or RCB, in address order, each sent once its data is ready. An MRd's
+//     data starts to be ready a latency after it arrives, drawn per MRd
+//     from a bounded distribution fitted to pcie-bench (min, median, p99.9,
+//     max) with LLC-miss and remote-NUMA additions, each from its own
+//     seeded stream (sim.Stream); then it streams at the per-byte rate. The
+//     latency applies per MRd, so a long read moves at the link's rate
+//     when enough tags are free. A read of bytes a write is still making
+//     visible waits for them.
+//   - Posted writes are visible to a polling CPU a fixed delay after their
+//     MWr arrives, in order; DMA.Write's done runs then, and an MSI-X is
+//     delivered no earlier than the writes before it are visible.
+//   - Optional IOMMU: an LRU IOTLB of IOTLBEntries pages; a miss waits for
+//     one of IOMMUWalkers walkers for IOMMUWalkNS.
+//   - Meters (meters.go): each direction, the tags, every finite credit
+//     pool, the DMA read and write channels, the CPU's MMIO path and the
+//     IOMMU walkers feed a sim.Meter on env.Meters.
 //
 // Hot paths allocate nothing in steady state and schedule events through
 // sim.Handler values with an arg word (no closures).

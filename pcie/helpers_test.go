@@ -12,6 +12,13 @@ import (
 
 var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: time-based)")
 
+// rnicClock is the NIC clock of the default preset (1 GHz, nic.DefaultSpec);
+// nfpClock the pcie-bench device's (docs/sources.md 7).
+var (
+	rnicClock = sim.ClockDomain{Name: "NIC.Clock", Period: 1000}
+	nfpClock  = sim.ClockDomain{Name: "NFP.Clock", Period: NFP6000ClockPeriodPS}
+)
+
 // testSeed returns the seed to use and prints it so a failure can be replayed.
 func testSeed(t *testing.T) uint64 {
 	s := *seedFlag
@@ -26,17 +33,19 @@ func testSeed(t *testing.T) uint64 {
 type recorder struct {
 	next receiver
 	got  []tlp
+	at   []sim.Tick // arrival time of each
 }
 
 func (r *recorder) receive(now sim.Tick, t *tlp) {
 	r.got = append(r.got, *t)
+	r.at = append(r.at, now)
 	r.next.receive(now, t)
 }
 
 // newTestLink builds a link with recorders on both far ends.
 func newTestLink(t *testing.T, spec Spec) (*Link, *sim.Env, *recorder, *recorder) {
 	env := sim.NewEnv(1)
-	l, err := New("pcie", spec, env)
+	l, err := New("pcie", spec, env, rnicClock)
 	require.NoError(t, err)
 	up := &recorder{next: l.up.rx}
 	down := &recorder{next: l.down.rx}

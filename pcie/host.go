@@ -3,22 +3,20 @@ package pcie
 import "github.com/nicsim/nicsim/sim"
 
 // host is the root complex and memory as seen from the link. It answers
-// each MRd with CplD TLPs: the data of one MRd becomes ready
-// HostReadLatencyFixedNS after the MRd arrives, then streams at one byte
-// per HostReadLatencyPerByteNS, and each completion goes out once all its
-// bytes are ready. Completions are split on RCB-aligned boundaries into
-// pieces of at most MPS (or of one RCB block), so the completions of one
-// request go in address order (PCIe Base Spec 2.3.1.1); completions of
-// different requests may interleave, as PCIe allows.
-//
-// The per-byte part is counted from the start of the DMA request the MRd
-// belongs to (MRd.reqOff), so a DMA read split by MRRS streams at one rate:
-// that is what the measured E5 curve shows (docs/sources.md 1.1: the slope
-// holds from 64 B to 2 KiB across the 512 B MRRS split), while many DMA
-// requests in flight still reach the link rate (docs/sources.md 1.3).
+// each MRd with CplD TLPs: the data of one MRd starts to be ready a drawn
+// latency after the MRd arrives (hostMem.readStart: translation, writes to
+// the same bytes, the seeded latency distribution), then streams at one
+// byte per HostReadLatencyPerByteNS, and each completion goes out once all
+// its bytes are ready. The latency applies per MRd (at most MRRS bytes),
+// so a long DMA read moves at the link's rate when enough tags are free.
+// Completions are split on RCB-aligned boundaries into pieces of at most
+// MPS (or of one RCB block), so the completions of one request go in
+// address order (PCIe Base Spec 2.3.1.1); completions of different
+// requests may interleave, as PCIe allows. Posted writes become visible
+// after hostMem.writeArrived's delay.
 type host struct {
 	l          *Link
-	fixed      sim.Tick
+	mem        *hostMem
 	perBytePS  float64
 	mps, rcb   uint64
 	rcbSplit   bool
@@ -30,41 +28,47 @@ type host struct {
 }
 
 type hostJob struct {
-	arrive sim.Tick
-	addr   uint64
-	bytes  uint64
-	off    uint64 // bytes already sent
-	base   uint64 // offset of this MRd within its DMA request
-	ready  sim.Tick
-	end    uint64 // end offset of the next completion
-	tag    uint32
-	seq    uint64
+	start sim.Tick // when the first byte starts to be ready
+	addr  uint64
+	bytes uint64
+	off   uint64 // bytes already sent
+	ready sim.Tick
+	end   uint64 // end offset of the next completion
+	tag   uint32
+	seq   uint64
 }
 
 var _ source = (*host)(nil)
 var _ receiver = (*host)(nil)
 
-func newHost(l *Link) *host {
-	return &host{l: l, fixed: sim.FromNanoseconds(l.spec.HostReadLatencyFixedNS),
+func newHost(l *Link, mem *hostMem) *host {
+	return &host{l: l, mem: mem,
 		perBytePS: l.spec.HostReadLatencyPerByteNS * 1000,
 		mps:       uint64(l.spec.MPSBytes), rcb: uint64(l.spec.RCBBytes),
 		rcbSplit: l.spec.CompletionSplit == SplitRCB}
 }
 
 // receive takes TLPs arriving upstream: MRd starts a read job; MWr (DMA
-// data, MSI-X) is absorbed by memory.
+// data, MSI-X) is absorbed by memory, and the request it ends completes
+// when it is visible.
 func (h *host) receive(now sim.Tick, t *tlp) {
 	switch t.kind {
 	case KindMRd:
 		h.l.stats.HostReads++
 		i := takeSlot(&h.free, &h.jobs)
-		h.jobs[i] = hostJob{arrive: now, addr: t.addr, bytes: t.reqBytes, base: t.reqOff, tag: t.tag, seq: h.l.down.nextSeq()}
+		h.jobs[i] = hostJob{start: h.mem.readStart(now, t.addr, t.reqBytes), addr: t.addr, bytes: t.reqBytes,
+			tag: t.tag, seq: h.l.down.nextSeq()}
 		h.plan(&h.jobs[i])
 		h.heapPush(i)
 		h.l.down.kick()
 	case KindMWr:
 		if t.msix {
-			h.l.dma.msixArrived(now)
+			h.l.dma.visibleAt(now, h.mem.interrupt(now), t.ref)
+			return
+		}
+		vis := h.mem.writeArrived(now, t.addr, t.payload)
+		if t.last {
+			h.l.dma.visibleAt(now, vis, t.ref)
 		}
 	}
 }
@@ -80,7 +84,7 @@ func (h *host) plan(j *hostJob) {
 		e = x - x%h.rcb
 	}
 	j.end = min(e, j.addr+j.bytes) - j.addr
-	j.ready = j.arrive + h.fixed + sim.Tick(float64(j.base+j.end)*h.perBytePS+0.5)
+	j.ready = j.start + sim.Tick(float64(j.end)*h.perBytePS+0.5)
 }
 
 func (h *host) less(a, b uint32) bool {

@@ -14,22 +14,29 @@ var ErrFull = errors.New("pcie: queue full")
 // directions (Up: NIC->host, Down: host->NIC), the host's root complex and
 // memory, the CPU's MMIO path and the NIC's DMA engine.
 type Link struct {
-	name  string
-	spec  Spec
-	eng   *sim.Engine
-	up    *tx
-	down  *tx
-	dma   *DMA
-	host  *host
-	mmio  *mmio
-	nic   nicRx
-	stats Stats
+	name   string
+	spec   Spec
+	eng    *sim.Engine
+	up     *tx
+	down   *tx
+	dma    *DMA
+	host   *host
+	mmio   *mmio
+	nic    nicRx
+	stats  Stats
+	meters []*sim.Meter
 }
 
-// New builds a link. The spec is validated first.
-func New(name string, spec Spec, env *sim.Env) (*Link, error) {
-	if env == nil || env.Engine == nil {
+// New builds a link on env. nicClock is the NIC's clock: the DMA engine
+// works in its cycles. The spec is validated first. Every resource that can
+// bind a throughput registers a meter on env.Meters (meters.go); random
+// host effects draw from env's seeded streams under name.
+func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link, error) {
+	if env == nil || env.Engine == nil || env.Meters == nil {
 		return nil, fmt.Errorf("pcie: link %q: nil environment", name)
+	}
+	if nicClock.Period == 0 {
+		return nil, fmt.Errorf("pcie: link %q: NIC clock %q has no period", name, nicClock.Name)
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
@@ -49,8 +56,9 @@ func New(name string, spec Spec, env *sim.Env) (*Link, error) {
 		spec.HostNPDCredits, spec.HostCplHCredits, spec.HostCplDCredits)
 	l.down.cred = newCredits(spec.NICPHCredits, spec.NICPDCredits, spec.NICNPHCredits,
 		spec.NICNPDCredits, spec.NICCplHCredits, spec.NICCplDCredits)
-	l.dma = newDMA(l)
-	l.host = newHost(l)
+	l.dma = newDMA(l, nicClock)
+	_, hostName := owners(name)
+	l.host = newHost(l, newHostMem(spec, env, hostName, &l.stats))
 	l.mmio = newMMIO(l)
 	l.nic = nicRx{l}
 	l.up.rx = l.host
@@ -59,6 +67,9 @@ func New(name string, spec Spec, env *sim.Env) (*Link, error) {
 	l.up.src[classNP] = &l.dma.rd
 	l.down.src[classP] = l.mmio
 	l.down.src[classCpl] = l.host
+	if err := l.registerMeters(env.Meters); err != nil {
+		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
+	}
 	return l, nil
 }
 

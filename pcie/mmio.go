@@ -23,6 +23,7 @@ type mmio struct {
 	emitted  bool
 	next     sim.Tick // ready time of the peeked TLP
 	scratch  tlp
+	meter    *sim.Meter // the CPU's issue path, busy one gap per TLP
 }
 
 type mmioReq struct {
@@ -86,6 +87,11 @@ func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
 func (m *mmio) take(now sim.Tick, t *tlp) {
 	m.lastEmit, m.emitted = m.next, true
 	r := &m.q.buf[m.q.head]
+	gap := m.gapUC
+	if r.bytes > DoorbellBytes {
+		gap = m.gapWC
+	}
+	m.meter.Busy(m.next, m.next+gap)
 	r.off += t.payload
 	if t.last {
 		m.wait.push(m.q.pop())

@@ -50,7 +50,7 @@ func TestIdealGoodputMatchesByteModel(t *testing.T) {
 					}
 					want := avail * s / math.Max(up, down)
 
-					r, err := RunStream(spec, DefaultStreamConfig(dir, size, spec))
+					r, err := RunStream(spec, rnicClock, DefaultStreamConfig(dir, size, spec))
 					require.NoError(t, err, name)
 					e := math.Abs(r.EffectiveGbps/want - 1)
 					worst = math.Max(worst, e)

@@ -45,3 +45,6 @@ func takeSlot[T any](free *[]uint32, items *[]T) uint32 {
 	*items = append(*items, *new(T))
 	return uint32(len(*items) - 1)
 }
+
+// at returns the k-th oldest value (0 <= k < len).
+func (r *ring[T]) at(k int) T { return r.buf[(r.head+k)%len(r.buf)] }

@@ -51,12 +51,18 @@ func TestCompletionsSplitAtRCB(t *testing.T) {
 	} {
 		spec := DefaultSpec()
 		spec.CompletionSplit, spec.RCBBytes = c.split, c.rcb
-		l, env, _, down := newTestLink(t, spec)
+		l, env, up, down := newTestLink(t, spec)
 		require.NoError(t, l.DMA().Read(c.addr, c.bytes, nil, 0))
 		env.Engine.Run()
-		var got []uint64
+		// Each MRd's completions in arrival order, MRds in address order
+		// (the MRds of one read are answered independently).
+		byTag := map[uint32][]uint64{}
 		for _, p := range down.got {
-			got = append(got, p.payload)
+			byTag[p.tag] = append(byTag[p.tag], p.payload)
+		}
+		var got []uint64
+		for _, p := range up.got {
+			got = append(got, byTag[p.tag]...)
 		}
 		require.Equal(t, c.want, got, "%s rcb %d addr %#x", c.split, c.rcb, c.addr)
 		require.Equal(t, uint64(1), l.Stats().Reads)
@@ -105,11 +111,16 @@ func TestCompletionsInAddressOrder(t *testing.T) {
 }
 
 // TestPostedWritesStayInOrder: DMA writes and MSI-X arrive at the host in
-// the order they were issued, also when posted credits run out.
+// the order they were issued, also when posted credits run out; an MRd
+// never passes an older posted write at the transmitter. The engine's two
+// paths are timed alike here (one channel each, 8 cycles per request of
+// either kind), so each read is cut no earlier than the write requested
+// before it and the transmitter's ordering rule is what is checked.
 func TestPostedWritesStayInOrder(t *testing.T) {
 	spec := DefaultSpec()
 	spec.HostPHCredits, spec.HostPDCredits = 2, 16
-	spec.QueueDepth = 256
+	spec.DMAWriteQueueDepth, spec.DMAReadQueueDepth = 256, 256
+	spec.DMAReadChannels, spec.DMAWriteChannels, spec.WriteTLPsPerCycle = 1, 1, 2
 	l, env, up, _ := newTestLink(t, spec)
 	var log doneLog
 	var wantAddr []uint64
@@ -235,7 +246,7 @@ func TestTagExhaustionStallsWithoutDropOrReorder(t *testing.T) {
 // nothing, and wakes its wakers when room frees.
 func TestQueueBoundAndWaker(t *testing.T) {
 	spec := DefaultSpec()
-	spec.QueueDepth = 4
+	spec.DMAWriteQueueDepth = 4
 	l, env, _, _ := newTestLink(t, spec)
 	w := &countWaker{}
 	l.DMA().AddWaker(w)
@@ -256,7 +267,7 @@ func TestQueueBoundAndWaker(t *testing.T) {
 // not grow the waker list, and is still woken once per freeing.
 func TestAddWakerIsIdempotent(t *testing.T) {
 	spec := DefaultSpec()
-	spec.QueueDepth = 2
+	spec.DMAWriteQueueDepth = 2
 	l, env, _, _ := newTestLink(t, spec)
 	w := &countWaker{}
 	for round := 0; round < 100; round++ {
@@ -304,7 +315,7 @@ func TestMMIODoorbellsAndWCStores(t *testing.T) {
 // busy upstream direction spends the section-11 share on DLLPs and SKP.
 func TestDLLPsRideOnTheOppositeDirection(t *testing.T) {
 	spec := DefaultSpec()
-	r, err := RunStream(spec, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, Warmup: 20, Measure: 200})
+	r, err := RunStream(spec, rnicClock, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, Warmup: 20, Measure: 200})
 	require.NoError(t, err)
 	st := r.Stats
 	require.Zero(t, st.Down.TLPCount())

@@ -21,14 +21,19 @@ const (
 	CreditsLimit      = 1 << 20
 	LatencyNSMax      = 1e7 // 10 ms: anything larger is a unit mistake
 	PerByteNSMax      = 1e3
-	IssueCostPSMax    = 1e9 // 1 ms per request
-	creditBytesPerDat = 16  // one data credit covers 4 DW (PCIe Base Spec 2.6.1)
+	ChannelsLimit     = 1024
+	RequestCyclesMax  = 1 << 20
+	TLPsPerCycleMax   = 64
+	IOTLBEntriesLimit = 1 << 16
+	IOMMUWalkersLimit = 1024
+	creditBytesPerDat = 16 // one data credit covers 4 DW (PCIe Base Spec 2.6.1)
 )
 
 // Spec configures one PCIe link between a host and the NIC, the host's
 // root complex and memory as seen from the link, and the NIC's DMA engine.
-// Every timing parameter has its unit last in its name. Defaults are in
-// DefaultSpec with their sources.
+// Every timing parameter has its unit last in its name; the DMA engine's
+// are in cycles of the NIC clock that New is given. Defaults are in
+// DefaultSpec and NFP6000Spec with their sources.
 type Spec struct {
 	// Link.
 	Gen    int  `json:"gen"`    // PCIe generation 1..5
@@ -63,93 +68,54 @@ type Spec struct {
 	NICCplHCredits  int `json:"nic_cplh_credits"`  // NIC, completion headers (CplD of DMA reads)
 	NICCplDCredits  int `json:"nic_cpld_credits"`  // NIC, completion data
 
-	// Host.
-	HostReadLatencyFixedNS   float64 `json:"host_read_latency_fixed_ns"`    // MRd arrival to first data ready, per MRd
+	// Host memory as DMA sees it (host.go, hostmem.go). A read's data
+	// becomes ready per MRd: HostReadLatencyFixedNS (the median of a
+	// bounded distribution: min HostReadSpreadMinNS below it, p99.9
+	// HostReadSpreadP999NS above it, max HostReadSpreadMaxNS above it),
+	// plus the LLC-miss and remote-NUMA additions drawn per MRd, then
+	// HostReadLatencyPerByteNS per byte of the MRd.
+	HostReadLatencyFixedNS   float64 `json:"host_read_latency_fixed_ns"`    // median, MRd arrival to first data ready
 	HostReadLatencyPerByteNS float64 `json:"host_read_latency_per_byte_ns"` // data of one MRd streams at 1/this bytes per ns
-	MMIOIssueGapNS           float64 `json:"mmio_issue_gap_ns"`             // CPU gap between uncached (<= 8 B) MMIO TLPs
-	MMIOWCIssueGapNS         float64 `json:"mmio_wc_issue_gap_ns"`          // CPU gap between 64 B write-combined MMIO TLPs
-	MMIOQueueMax             int     `json:"mmio_queue_max"`                // MMIO writes the CPU may have pending
+	HostReadSpreadMinNS      float64 `json:"host_read_spread_min_ns"`       // the fastest read is this much below the median
+	HostReadSpreadP999NS     float64 `json:"host_read_spread_p999_ns"`      // p99.9 is this much above the median
+	HostReadSpreadMaxNS      float64 `json:"host_read_spread_max_ns"`       // the slowest read is this much above the median (>= p99.9)
+	HostLLCMissFraction      float64 `json:"host_llc_miss_fraction"`        // share of MRds whose data is not in the last-level cache
+	HostLLCMissNS            float64 `json:"host_llc_miss_ns"`              // added to an MRd that misses the LLC
+	HostRemoteNUMAFraction   float64 `json:"host_remote_numa_fraction"`     // share of MRds served by the other socket's memory
+	HostRemoteNUMANS         float64 `json:"host_remote_numa_ns"`           // added to an MRd served by the other socket
+	// A posted write is visible to a polling CPU (and to later reads of the
+	// same bytes) HostWriteVisibleFixedNS + HostWriteVisiblePerByteNS x
+	// payload after its MWr arrives; writes become visible in order.
+	HostWriteVisibleFixedNS   float64 `json:"host_write_visible_fixed_ns"`
+	HostWriteVisiblePerByteNS float64 `json:"host_write_visible_per_byte_ns"`
+	// Host IOMMU (off unless IOMMU): every DMA TLP's page is looked up in an
+	// IOTLB of IOTLBEntries entries of IOMMUPageBytes (fully associative,
+	// LRU); a miss waits for one of IOMMUWalkers page walkers for
+	// IOMMUWalkNS.
+	IOMMU          bool    `json:"iommu"`
+	IOTLBEntries   int     `json:"iotlb_entries"`
+	IOMMUPageBytes int     `json:"iommu_page_bytes"`
+	IOMMUWalkNS    float64 `json:"iommu_walk_ns"`
+	IOMMUWalkers   int     `json:"iommu_walkers"`
 
-	// NIC DMA engine.
-	ReadIssueCostPS  uint64 `json:"read_issue_cost_ps"`  // engine time per read request
-	WriteIssueCostPS uint64 `json:"write_issue_cost_ps"` // engine time per write request
-	QueueDepth       int    `json:"queue_depth"`         // requests accepted but not yet fully sent as TLPs
-	MSIXQueueMax     int    `json:"msix_queue_max"`      // MSI-X writes pending
-}
+	// Host CPU's MMIO path.
+	MMIOIssueGapNS   float64 `json:"mmio_issue_gap_ns"`    // CPU gap between uncached (<= 8 B) MMIO TLPs
+	MMIOWCIssueGapNS float64 `json:"mmio_wc_issue_gap_ns"` // CPU gap between 64 B write-combined MMIO TLPs
+	MMIOQueueMax     int     `json:"mmio_queue_max"`       // MMIO writes the CPU may have pending
 
-// DefaultSpec is a gen3 x8 link to an E5-class (Haswell/Broadwell) host,
-// the configuration pcie-bench measured (docs/sources.md section 1).
-func DefaultSpec() Spec {
-	return Spec{
-		Gen:    3,     // docs/sources.md 1: NFP-6000 on PCIe gen3 x8
-		Lanes:  8,     // docs/sources.md 1
-		ECRC:   false, // assumed: ECRC is rarely enabled; section 1.4 overheads exclude it
-		Addr64: true,  // docs/sources.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form
-		// Assumed: ~10 ns per direction for PHY pipelines and a short trace;
-		// no public figure (docs/sources.md 10). Only the sum with
-		// HostReadLatencyFixedNS is calibrated.
-		LinkLatencyNS: 10,
-
-		MPSBytes:        256,      // docs/sources.md 1.3: measured at MPS 256
-		MRRSBytes:       512,      // assumed: common BIOS default; the issue's reference configuration
-		RCBBytes:        64,       // docs/sources.md 11: RCB is 64 or 128 B; root ports use 64
-		CompletionSplit: SplitMPS, // docs/sources.md 11: modern hosts complete in MPS-sized pieces
-		// Assumed: PCIe 5-bit tags without Extended Tag Field. Check:
-		// pcie-bench's 62 M reads/s at 64 B x 546 ns needs ~34 outstanding
-		// (docs/sources.md 1.1, 1.3), consistent with 32.
-		TagsMax: 32,
-
-		// Assumed: typical root-port receive buffers (no public figure,
-		// docs/sources.md 10).
-		HostPHCredits:   64,   // 64 posted headers
-		HostPDCredits:   1024, // 16 KiB of posted data
-		HostNPHCredits:  32,   // matches TagsMax so tags, not NPH, limit reads
-		HostNPDCredits:  0,    // infinite: MRd carries no data
-		HostCplHCredits: 0,    // infinite: root ports advertise infinite completion credits
-		HostCplDCredits: 0,
-		NICPHCredits:    32,  // assumed: a doorbell/WQE buffer of 32 TLPs
-		NICPDCredits:    128, // assumed: 2 KiB of MMIO write data (32 x 64 B)
-		NICNPHCredits:   8,   // assumed: small; the host does not read the NIC here
-		NICNPDCredits:   8,
-		NICCplHCredits:  0, // infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)
-		NICCplDCredits:  0,
-
-		// docs/sources.md 1.1: the E5 round trip fits ~525 ns + ~0.30 ns/B. The
-		// link model adds issue cost, serialisation and 2 x LinkLatencyNS
-		// itself, so the host's fixed part is what is left: with these
-		// defaults a 64 B read takes 546 ns (the measured median) and the
-		// 256..2048 B points fall within 1.2 % of table 1.1.
-		HostReadLatencyFixedNS:   516.8 - 16.129 - 3.047 - 20,
-		HostReadLatencyPerByteNS: 0.29, // docs/sources.md 1.1 slope, fitted with the link's own serialisation
-		MMIOIssueGapNS:           100,  // docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart
-		MMIOWCIssueGapNS:         5.7,  // docs/sources.md 9: ~175 M WC lines/s ceiling
-		MMIOQueueMax:             256,  // assumed: bounded CPU store/WC buffer backlog
-
-		ReadIssueCostPS:  16129, // docs/sources.md 1.3: ~62 M reads/s at 64 B on the NFP engine
-		WriteIssueCostPS: 21277, // docs/sources.md 1.3: ~47 M writes/s at 64 B
-		QueueDepth:       64,    // assumed: a DMA command queue of 64 entries
-		MSIXQueueMax:     64,    // assumed
-	}
-}
-
-// IdealSpec keeps base's link (generation, width, MPS, MRRS, RCB, split,
-// ECRC, address width) and removes every limit that is not the link: no
-// link or host latency, no engine issue cost, unlimited tags and credits,
-// and infinite host memory bandwidth. Its goodput is the byte-count model's.
-func IdealSpec(base Spec) Spec {
-	s := base
-	s.LinkLatencyNS = 0
-	s.TagsMax = TagsLimit
-	s.HostPHCredits, s.HostPDCredits, s.HostNPHCredits, s.HostNPDCredits, s.HostCplHCredits, s.HostCplDCredits = 0, 0, 0, 0, 0, 0
-	s.NICPHCredits, s.NICPDCredits, s.NICNPHCredits, s.NICNPDCredits, s.NICCplHCredits, s.NICCplDCredits = 0, 0, 0, 0, 0, 0
-	s.HostReadLatencyFixedNS = 0
-	s.HostReadLatencyPerByteNS = 0
-	s.ReadIssueCostPS = 0
-	s.WriteIssueCostPS = 0
-	if s.QueueDepth < 1024 {
-		s.QueueDepth = 1024
-	}
-	return s
+	// NIC DMA engine (engine.go), in NIC clock cycles. Reads and writes
+	// have separate paths: a bounded request queue and channels, each of
+	// which works on one request at a time: RequestCycles before its first
+	// TLP is ready, then TLPsPerCycle TLPs a cycle.
+	DMAReadChannels    int    `json:"dma_read_channels"`
+	DMAWriteChannels   int    `json:"dma_write_channels"`
+	ReadRequestCycles  uint32 `json:"read_request_cycles"`
+	WriteRequestCycles uint32 `json:"write_request_cycles"`
+	ReadTLPsPerCycle   uint32 `json:"read_tlps_per_cycle"`
+	WriteTLPsPerCycle  uint32 `json:"write_tlps_per_cycle"`
+	DMAReadQueueDepth  int    `json:"dma_read_queue_depth"`  // read requests accepted and not yet fully sent as MRds
+	DMAWriteQueueDepth int    `json:"dma_write_queue_depth"` // write requests accepted and not yet fully sent as MWrs
+	MSIXQueueMax       int    `json:"msix_queue_max"`        // MSI-X writes pending
 }
 
 func powerOfTwoIn(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }
@@ -161,9 +127,25 @@ func checkFloat(name string, v, hi float64) error {
 	return nil
 }
 
+func checkInt(name string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("pcie: %s = %d is out of range %d..%d", name, v, lo, hi)
+	}
+	return nil
+}
+
 // Validate reports the first field out of range, naming it, its value and
 // the allowed range.
 func (s Spec) Validate() error {
+	for _, check := range []func() error{s.validateLink, s.validateCredits, s.validateHost, s.validateEngine} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s Spec) validateLink() error {
 	if s.Gen < 1 || s.Gen > 5 {
 		return fmt.Errorf("pcie: Gen = %d is out of range 1..5", s.Gen)
 	}
@@ -184,18 +166,13 @@ func (s Spec) Validate() error {
 	if s.CompletionSplit != SplitMPS && s.CompletionSplit != SplitRCB {
 		return fmt.Errorf("pcie: CompletionSplit = %q must be %q or %q", s.CompletionSplit, SplitMPS, SplitRCB)
 	}
-	if s.TagsMax < 1 || s.TagsMax > TagsLimit {
-		return fmt.Errorf("pcie: TagsMax = %d is out of range 1..%d", s.TagsMax, TagsLimit)
+	if err := checkInt("TagsMax", s.TagsMax, 1, TagsLimit); err != nil {
+		return err
 	}
-	if s.QueueDepth < 1 || s.QueueDepth > QueueDepthLimit {
-		return fmt.Errorf("pcie: QueueDepth = %d is out of range 1..%d", s.QueueDepth, QueueDepthLimit)
-	}
-	if s.MMIOQueueMax < 1 || s.MMIOQueueMax > MMIOQueueLimit {
-		return fmt.Errorf("pcie: MMIOQueueMax = %d is out of range 1..%d", s.MMIOQueueMax, MMIOQueueLimit)
-	}
-	if s.MSIXQueueMax < 1 || s.MSIXQueueMax > MMIOQueueLimit {
-		return fmt.Errorf("pcie: MSIXQueueMax = %d is out of range 1..%d", s.MSIXQueueMax, MMIOQueueLimit)
-	}
+	return checkFloat("LinkLatencyNS", s.LinkLatencyNS, LatencyNSMax)
+}
+
+func (s Spec) validateCredits() error {
 	credits := []struct {
 		name string
 		v    int
@@ -229,14 +206,27 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("pcie: %s = %d is below %d, the data credits of one maximum-size TLP (0 = infinite)", c.name, c.v, c.need)
 		}
 	}
+	return nil
+}
+
+func (s Spec) validateHost() error {
 	for _, f := range []struct {
 		name string
 		v    float64
 		hi   float64
 	}{
-		{"LinkLatencyNS", s.LinkLatencyNS, LatencyNSMax},
 		{"HostReadLatencyFixedNS", s.HostReadLatencyFixedNS, LatencyNSMax},
 		{"HostReadLatencyPerByteNS", s.HostReadLatencyPerByteNS, PerByteNSMax},
+		{"HostReadSpreadMinNS", s.HostReadSpreadMinNS, s.HostReadLatencyFixedNS},
+		{"HostReadSpreadP999NS", s.HostReadSpreadP999NS, LatencyNSMax},
+		{"HostReadSpreadMaxNS", s.HostReadSpreadMaxNS, LatencyNSMax},
+		{"HostLLCMissFraction", s.HostLLCMissFraction, 1},
+		{"HostLLCMissNS", s.HostLLCMissNS, LatencyNSMax},
+		{"HostRemoteNUMAFraction", s.HostRemoteNUMAFraction, 1},
+		{"HostRemoteNUMANS", s.HostRemoteNUMANS, LatencyNSMax},
+		{"HostWriteVisibleFixedNS", s.HostWriteVisibleFixedNS, LatencyNSMax},
+		{"HostWriteVisiblePerByteNS", s.HostWriteVisiblePerByteNS, PerByteNSMax},
+		{"IOMMUWalkNS", s.IOMMUWalkNS, LatencyNSMax},
 		{"MMIOIssueGapNS", s.MMIOIssueGapNS, LatencyNSMax},
 		{"MMIOWCIssueGapNS", s.MMIOWCIssueGapNS, LatencyNSMax},
 	} {
@@ -244,11 +234,40 @@ func (s Spec) Validate() error {
 			return err
 		}
 	}
-	if s.ReadIssueCostPS > IssueCostPSMax {
-		return fmt.Errorf("pcie: ReadIssueCostPS = %d is out of range 0..%d", s.ReadIssueCostPS, uint64(IssueCostPSMax))
+	if s.HostReadSpreadMaxNS < s.HostReadSpreadP999NS {
+		return fmt.Errorf("pcie: HostReadSpreadMaxNS = %v is below HostReadSpreadP999NS = %v", s.HostReadSpreadMaxNS, s.HostReadSpreadP999NS)
 	}
-	if s.WriteIssueCostPS > IssueCostPSMax {
-		return fmt.Errorf("pcie: WriteIssueCostPS = %d is out of range 0..%d", s.WriteIssueCostPS, uint64(IssueCostPSMax))
+	if err := checkInt("IOTLBEntries", s.IOTLBEntries, 1, IOTLBEntriesLimit); err != nil {
+		return err
+	}
+	if !powerOfTwoIn(s.IOMMUPageBytes, 4096, 1<<30) {
+		return fmt.Errorf("pcie: IOMMUPageBytes = %d must be a power of two in 4096..%d", s.IOMMUPageBytes, 1<<30)
+	}
+	if err := checkInt("IOMMUWalkers", s.IOMMUWalkers, 1, IOMMUWalkersLimit); err != nil {
+		return err
+	}
+	return checkInt("MMIOQueueMax", s.MMIOQueueMax, 1, MMIOQueueLimit)
+}
+
+func (s Spec) validateEngine() error {
+	for _, c := range []struct {
+		name   string
+		v      int
+		lo, hi int
+	}{
+		{"DMAReadChannels", s.DMAReadChannels, 1, ChannelsLimit},
+		{"DMAWriteChannels", s.DMAWriteChannels, 1, ChannelsLimit},
+		{"ReadRequestCycles", int(s.ReadRequestCycles), 0, RequestCyclesMax},
+		{"WriteRequestCycles", int(s.WriteRequestCycles), 0, RequestCyclesMax},
+		{"ReadTLPsPerCycle", int(s.ReadTLPsPerCycle), 1, TLPsPerCycleMax},
+		{"WriteTLPsPerCycle", int(s.WriteTLPsPerCycle), 1, TLPsPerCycleMax},
+		{"DMAReadQueueDepth", s.DMAReadQueueDepth, 1, QueueDepthLimit},
+		{"DMAWriteQueueDepth", s.DMAWriteQueueDepth, 1, QueueDepthLimit},
+		{"MSIXQueueMax", s.MSIXQueueMax, 1, MMIOQueueLimit},
+	} {
+		if err := checkInt(c.name, c.v, c.lo, c.hi); err != nil {
+			return err
+		}
 	}
 	return nil
 }

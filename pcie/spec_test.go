@@ -28,19 +28,23 @@ func TestSpecValidateRejectsOutOfRange(t *testing.T) {
 		{"rcb", func(s *Spec) { s.RCBBytes = 32 }, "RCBBytes = 32 must be 64 or 128"},
 		{"split", func(s *Spec) { s.CompletionSplit = "x" }, "CompletionSplit"},
 		{"tags", func(s *Spec) { s.TagsMax = 0 }, "TagsMax = 0 is out of range"},
-		{"queue", func(s *Spec) { s.QueueDepth = -1 }, "QueueDepth = -1"},
+		{"queue", func(s *Spec) { s.DMAReadQueueDepth = -1 }, "DMAReadQueueDepth = -1"},
+		{"channels", func(s *Spec) { s.DMAWriteChannels = 0 }, "DMAWriteChannels = 0 is out of range 1..1024"},
+		{"spread", func(s *Spec) { s.HostReadSpreadMaxNS = 1 }, "HostReadSpreadMaxNS = 1 is below HostReadSpreadP999NS"},
+		{"iotlb", func(s *Spec) { s.IOMMUPageBytes = 1000 }, "IOMMUPageBytes = 1000"},
 		{"credits", func(s *Spec) { s.HostPHCredits = -1 }, "HostPHCredits = -1"},
 		{"pd below mps", func(s *Spec) { s.HostPDCredits = 8 }, "HostPDCredits = 8 is below 16"},
 		{"latency", func(s *Spec) { s.HostReadLatencyFixedNS = -5 }, "HostReadLatencyFixedNS = -5"},
 		{"nan", func(s *Spec) { s.LinkLatencyNS = nan() }, "LinkLatencyNS"},
-		{"issue", func(s *Spec) { s.ReadIssueCostPS = 1 << 40 }, "ReadIssueCostPS"},
+		{"cycles", func(s *Spec) { s.ReadRequestCycles = 1 << 30 }, "ReadRequestCycles"},
+		{"fraction", func(s *Spec) { s.HostLLCMissFraction = 1.5 }, "HostLLCMissFraction = 1.5 is out of range 0..1"},
 	} {
 		s := DefaultSpec()
 		c.mod(&s)
 		err := s.Validate()
 		require.Error(t, err, c.name)
 		require.Contains(t, err.Error(), c.want, c.name)
-		_, err = New("x", s, sim.NewEnv(1))
+		_, err = New("x", s, sim.NewEnv(1), rnicClock)
 		require.Error(t, err, c.name)
 	}
 }
@@ -60,7 +64,7 @@ func TestByteRateExact(t *testing.T) {
 
 func TestRegisterNamesEveryStat(t *testing.T) {
 	env := sim.NewEnv(1)
-	l, err := New("NIC[0].PCIe", DefaultSpec(), env)
+	l, err := New("NIC[0].PCIe", DefaultSpec(), env, rnicClock)
 	require.NoError(t, err)
 	r := sim.NewRegistry()
 	require.NoError(t, l.Register(r))

@@ -48,7 +48,7 @@ type Stats struct {
 
 	Reads          uint64        `stat:"DMA.Reads" unit:"requests" desc:"DMA reads completed"`
 	ReadBytes      uint64        `stat:"DMA.ReadBytes" unit:"bytes" desc:"bytes of completed DMA reads"`
-	Writes         uint64        `stat:"DMA.Writes" unit:"requests" desc:"DMA writes completed"` // last MWr sent
+	Writes         uint64        `stat:"DMA.Writes" unit:"requests" desc:"DMA writes completed (visible in host memory)"`
 	WriteBytes     uint64        `stat:"DMA.WriteBytes" unit:"bytes" desc:"bytes of completed DMA writes"`
 	Refused        uint64        `stat:"DMA.Refused" unit:"requests" desc:"DMA requests refused"` // queue full or bad arguments
 	TagStalls      uint64        `stat:"DMA.TagStalls" unit:"stalls" desc:"times an MRd waited for a free tag"`
@@ -59,8 +59,10 @@ type Stats struct {
 	MMIOBytes      uint64        `stat:"MMIO.Bytes" unit:"bytes" desc:"MMIO bytes arrived at the NIC"`
 	MSIXs          uint64        `stat:"MSIX" unit:"interrupts" desc:"MSI-X writes arrived at the host"`
 	HostReads      uint64        `stat:"Host.Reads" unit:"TLPs" desc:"MRd TLPs the host answered"`
+	IOTLBLookups   uint64        `stat:"Host.IOTLB.Lookups" unit:"lookups" desc:"IOTLB lookups of DMA TLPs (IOMMU on)"`
+	IOTLBMisses    uint64        `stat:"Host.IOTLB.Misses" unit:"lookups" desc:"IOTLB misses: IOMMU page walks"`
 	ReadLatencyPS  sim.Histogram `stat:"DMA.ReadLatency" unit:"ps" desc:"DMA read latency: request to last completion byte"`
-	WriteLatencyPS sim.Histogram `stat:"DMA.WriteLatency" unit:"ps" desc:"DMA write latency: request to last MWr sent"`
+	WriteLatencyPS sim.Histogram `stat:"DMA.WriteLatency" unit:"ps" desc:"DMA write latency: request to data visible in host memory"`
 }
 
 func registerDir(r *sim.Registry, p string, d *DirStats, now func() sim.Tick) error {

@@ -2,6 +2,7 @@ package pcie
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/nicsim/nicsim/sim"
 )
@@ -14,6 +15,13 @@ type StreamConfig struct {
 	Outstanding int // transfers in flight at most (reads and writes together)
 	Warmup      int // transfers completed before measuring
 	Measure     int // transfers completed while measuring
+	// WindowBytes is the host buffer the transfers walk (0: 1 MiB). In
+	// order, each transfer starts on the next 4 KiB boundary; with Random,
+	// at a uniformly drawn multiple of SizeBytes (pcie-bench's random
+	// access, docs/sources.md 1.2).
+	WindowBytes uint64
+	Random      bool
+	Seed        uint64 // the run's seed (0: 1), for the host's and the addresses' streams
 }
 
 // StreamResult is what a stream measured between the end of warm-up and
@@ -28,6 +36,16 @@ type StreamResult struct {
 	DownTLPs        uint64
 	ReadLatency     sim.Summary // ns
 	Stats           Stats       // full statistics at the end
+	Meters          []MeterUse  // every meter of the link, by name, over the measured window
+	BoundBy         MeterUse    // the busiest meter: the resource that binds the stream
+}
+
+// MeterUse is one meter's utilisation over a measured window.
+type MeterUse struct {
+	Name        string
+	Unit        string
+	Capacity    uint64
+	Utilisation float64
 }
 
 // DefaultStreamConfig picks counts that make the steady-state measurement
@@ -40,8 +58,9 @@ func DefaultStreamConfig(dir Direction, size uint64, spec Spec) StreamConfig {
 	if size >= 1024 {
 		m = max(300, int((2<<20)/size))
 	}
-	return StreamConfig{Dir: dir, SizeBytes: size, Outstanding: min(spec.QueueDepth+spec.TagsMax, 256),
-		Warmup: max(m/4, 16), Measure: m}
+	return StreamConfig{Dir: dir, SizeBytes: size,
+		Outstanding: min(max(spec.DMAReadQueueDepth, spec.DMAWriteQueueDepth)+spec.TagsMax, 256),
+		Warmup:      max(m/4, 16), Measure: m}
 }
 
 type streamDriver struct {
@@ -54,6 +73,8 @@ type streamDriver struct {
 	nextWrite    bool
 	addrR        uint64
 	addrW        uint64
+	rng          *rand.Rand
+	env          *sim.Env
 	t0           sim.Tick
 	up0, down0   uint64
 	busyU, busyD uint64
@@ -74,6 +95,9 @@ func (s *streamDriver) Handle(now sim.Tick, arg uint64) {
 		s.tlpU, s.tlpD = st.Up.TLPCount(), st.Down.TLPCount()
 		s.warmLat = st.ReadLatencyPS
 		st.ReadLatencyPS = sim.Histogram{}
+		if err := s.env.Meters.Window(now, now+streamHorizon, 0); err != nil {
+			s.err = err
+		}
 	}
 	if s.completed >= s.cfg.Warmup+s.cfg.Measure {
 		s.eng.Stop()
@@ -89,16 +113,10 @@ func (s *streamDriver) fill() {
 	for s.inflight < s.cfg.Outstanding && s.dma.CanAccept() && s.err == nil {
 		write := s.cfg.Dir == DirWrite || (s.cfg.Dir == DirRdWr && s.nextWrite)
 		var err error
-		// Addresses walk a 1 MiB window; each transfer starts on a 4 KiB
-		// boundary, so splitting is the aligned case of the byte model.
-		const window = 1 << 20
-		step := (s.cfg.SizeBytes + 4095) &^ 4095
 		if write {
-			err = s.dma.Write(1<<32+s.addrW%window, s.cfg.SizeBytes, s, 1)
-			s.addrW += step
+			err = s.dma.Write(1<<32+s.next(&s.addrW), s.cfg.SizeBytes, s, 1)
 		} else {
-			err = s.dma.Read(1<<33+s.addrR%window, s.cfg.SizeBytes, s, 0)
-			s.addrR += step
+			err = s.dma.Read(1<<33+s.next(&s.addrR), s.cfg.SizeBytes, s, 0)
 		}
 		if err != nil {
 			s.err = err
@@ -110,8 +128,30 @@ func (s *streamDriver) fill() {
 	}
 }
 
-// RunStream simulates one stream on a fresh link and measures it.
-func RunStream(spec Spec, cfg StreamConfig) (StreamResult, error) {
+// next is the offset in the window of the next transfer. In order, each
+// starts on a 4 KiB boundary, so splitting is the aligned case of the byte
+// model.
+func (s *streamDriver) next(walk *uint64) uint64 {
+	window := s.cfg.WindowBytes
+	if window == 0 {
+		window = 1 << 20
+	}
+	if s.cfg.Random {
+		return s.rng.Uint64N(max(window/s.cfg.SizeBytes, 1)) * s.cfg.SizeBytes
+	}
+	off := *walk % window
+	*walk += (s.cfg.SizeBytes + 4095) &^ 4095
+	return off
+}
+
+// streamHorizon is the far end of the meters' window: the measured window
+// ends when the last measured transfer completes, which is not known when
+// it starts, so utilisations are rescaled to the real window at the end.
+const streamHorizon = sim.Tick(1) << 60
+
+// RunStream simulates one stream on a fresh link whose DMA engine runs at
+// nicClock, and measures it.
+func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamResult, error) {
 	if cfg.SizeBytes == 0 || cfg.SizeBytes > TransferBytesMax {
 		return StreamResult{}, fmt.Errorf("pcie: stream size %d is out of range 1..%d", cfg.SizeBytes, TransferBytesMax)
 	}
@@ -121,12 +161,16 @@ func RunStream(spec Spec, cfg StreamConfig) (StreamResult, error) {
 	if _, err := ParseDirection(string(cfg.Dir)); err != nil {
 		return StreamResult{}, err
 	}
-	env := sim.NewEnv(1)
-	l, err := New("pcie", spec, env)
+	seed := cfg.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	env := sim.NewEnv(seed)
+	l, err := New("NIC.PCIe", spec, env, nicClock)
 	if err != nil {
 		return StreamResult{}, err
 	}
-	d := &streamDriver{dma: l.DMA(), eng: env.Engine, cfg: cfg}
+	d := &streamDriver{dma: l.DMA(), eng: env.Engine, env: env, cfg: cfg, rng: env.Stream("stream.addresses")}
 	l.DMA().AddWaker(d)
 	d.fill()
 	env.Engine.Run()
@@ -153,5 +197,25 @@ func RunStream(spec Spec, cfg StreamConfig) (StreamResult, error) {
 	ns := func(v float64) float64 { return v / 1e3 }
 	r.ReadLatency = sim.Summary{Count: lat.Count, Mean: ns(lat.Mean), Min: lat.Min / 1000, P50: ns(lat.P50),
 		P99: ns(lat.P99), P999: ns(lat.P999), Max: lat.Max / 1000}
+	l.settleMeters(env.Engine.Now())
+	r.Meters, r.BoundBy = meterUses(env.Meters, el)
 	return r, nil
+}
+
+// meterUses lists every meter's utilisation over the measured window of
+// length el (the meters' window runs to streamHorizon) and the busiest.
+func meterUses(ms *sim.Meters, el sim.Tick) ([]MeterUse, MeterUse) {
+	var out []MeterUse
+	var best MeterUse
+	for _, m := range ms.List() {
+		u := MeterUse{Name: m.Name(), Unit: m.Unit(), Capacity: m.Capacity()}
+		if el > 0 {
+			u.Utilisation = m.Utilisation() * float64(streamHorizon) / float64(el)
+		}
+		out = append(out, u)
+		if best.Name == "" || u.Utilisation > best.Utilisation {
+			best = u
+		}
+	}
+	return out, best
 }

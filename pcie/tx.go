@@ -12,7 +12,6 @@ type tlp struct {
 	msix     bool   // an MSI-X write
 	payload  uint64 // data bytes carried (MWr, CplD)
 	reqBytes uint64 // bytes requested (MRd)
-	reqOff   uint64 // MRd: offset of this MRd within its DMA request (see host.plan)
 	addr     uint64
 	tag      uint32
 	ref      uint32 // source-private: request slot
@@ -65,6 +64,7 @@ type tx struct {
 	ecrc     bool
 	interval uint64 // bytes between ACKs and between UpdateFCs
 	st       *DirStats
+	meter    *sim.Meter // serialisation busy time
 	peer     *tx
 	rx       receiver
 	src      [classCount]source
@@ -77,6 +77,7 @@ type tx struct {
 	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
+	starting bool // inside start: a source woke a client that kicked
 	startAt  sim.Tick
 	cur      burst // on the wire
 	fin      burst // just finished (stable while its callbacks run)
@@ -122,9 +123,11 @@ func (t *tx) Handle(now sim.Tick, arg uint64) {
 	}
 }
 
-// kick tells the transmitter it may have something to send.
+// kick tells the transmitter it may have something to send. A kick from
+// inside start (a source's take woke a client that queued more) is left to
+// the start that follows the burst being begun.
 func (t *tx) kick() {
-	if !t.busy {
+	if !t.busy && !t.starting {
 		t.start(t.eng.Now(), false)
 	}
 }
@@ -158,7 +161,9 @@ func (t *tx) idleACK(now sim.Tick) {
 	t.st.ACKs++
 	t.st.DLLPBytes += DLLPBytes
 	t.st.WireBytes += DLLPBytes
-	t.st.BusyPS += uint64(t.bytesTicks(DLLPBytes))
+	d := t.bytesTicks(DLLPBytes)
+	t.st.BusyPS += uint64(d)
+	t.meter.Busy(t.ackDueAt, t.ackDueAt+d)
 }
 
 func (t *tx) oweFC(cl fcClass, h, d uint64) {
@@ -281,8 +286,10 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	if p != nil {
 		b.hasTLP = true
 		b.t = *p
-		t.cred.consume(cl, p.payload)
+		t.cred.consume(now, cl, p.payload)
+		t.starting = true
 		t.src[cl].take(now, &b.t)
+		t.starting = false
 		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
 		n += w
 		t.st.TLPs[p.kind]++
@@ -311,11 +318,13 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	t.st.BusyPS += uint64(d)
 	t.busy = true
 	t.startAt = now
+	t.meter.Set(now, 1)
 	t.eng.After(d, sim.PrioDeliver, t, evEnd)
 }
 
 func (t *tx) end(now sim.Tick) {
 	t.busy = false
+	t.meter.Set(now, 0)
 	t.fin = t.cur
 	b := &t.fin
 	if t.latency == 0 {
@@ -336,7 +345,7 @@ func (t *tx) end(now sim.Tick) {
 // opposite direction.
 func (t *tx) arrive(now sim.Tick, b *burst) {
 	if b.hasFC {
-		t.peer.cred.release(&b.fc)
+		t.peer.cred.release(now, &b.fc)
 		t.peer.kick()
 	}
 	if !b.hasTLP {

@@ -73,7 +73,7 @@ func WriteBaseline(dir string, b Baseline, r *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := EncodeJSON(r)
+	data, err := EncodeJSON(withoutSeries(r))
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, ResultsJSON), data, 0o644)
 	}
@@ -84,4 +84,16 @@ func WriteBaseline(dir string, b Baseline, r *Result) error {
 		return fmt.Errorf("%s: %v", dir, err)
 	}
 	return nil
+}
+
+// withoutSeries is r without its points' time series, which baselines
+// leave out: regress compares the window's figures, and the series would
+// make the committed files several times larger.
+func withoutSeries(r *Result) *Result {
+	c := *r
+	c.Points = append([]PointResult(nil), r.Points...)
+	for i := range c.Points {
+		c.Points[i].Series = nil
+	}
+	return &c
 }

@@ -11,10 +11,11 @@ import (
 
 // The files of an output folder.
 const (
-	ResultsJSON = "results.json" // the Result
-	ResultsCSV  = "results.csv"  // one row per point, generator and part
-	ConfigJSON  = "config.json"  // the resolved configuration (Config)
-	MetaJSON    = "meta.json"    // how the run was made (meta.go)
+	ResultsJSON   = "results.json"   // the Result
+	ResultsCSV    = "results.csv"    // one row per point, generator and part
+	TimeseriesCSV = "timeseries.csv" // one row per point, interval and generator or resource
+	ConfigJSON    = "config.json"    // the resolved configuration (Config)
+	MetaJSON      = "meta.json"      // how the run was made (meta.go)
 )
 
 // EncodeJSON is the exact bytes of results.json: indented, one trailing
@@ -38,7 +39,8 @@ func WriteJSON(path string, v any) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// WriteResults writes results.json and results.csv into dir, creating it.
+// WriteResults writes results.json, results.csv and timeseries.csv into
+// dir, creating it.
 func WriteResults(dir string, r *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -54,7 +56,14 @@ func WriteResults(dir string, r *Result) error {
 	if err := WriteCSV(&c, r); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ResultsCSV), c.Bytes(), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, ResultsCSV), c.Bytes(), 0o644); err != nil {
+		return err
+	}
+	c.Reset()
+	if err := WriteTimeseriesCSV(&c, r); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, TimeseriesCSV), c.Bytes(), 0o644)
 }
 
 // WriteRun writes the output folder of a run: results.json, results.csv,

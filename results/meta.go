@@ -11,8 +11,12 @@ import (
 // here and nowhere else, so results.json stays byte-identical for a
 // file and seed.
 type Meta struct {
-	Version     string   `json:"nicsim_version"`
-	GoVersion   string   `json:"go_version"`
+	Version   string `json:"nicsim_version"`
+	GoVersion string `json:"go_version"`
+	Provenance
+	// ConfigHash is ConfigHash of the run's resolved configuration; the
+	// default output folder name holds its first ConfigHashLen digits.
+	ConfigHash  string   `json:"config_hash"`
 	File        string   `json:"file"`
 	Args        []string `json:"args"`
 	Seed        uint64   `json:"seed"`
@@ -24,35 +28,40 @@ type Meta struct {
 	Profile     string   `json:"profile,omitempty"`
 }
 
-// NewMeta starts the meta.json of a run of file (nicsim version version,
-// command-line args) started at started.
-func NewMeta(version, file string, args []string, seed uint64, started time.Time) Meta {
-	return Meta{Version: version, GoVersion: runtime.Version(), File: file, Args: args, Seed: seed,
-		StartedAt: started.UTC().Format(time.RFC3339)}
+// NewMeta starts the meta.json of a run of the loaded file f (nicsim
+// version version, command-line args) started at started.
+func NewMeta(version string, f *workloads.File, args []string, started time.Time) Meta {
+	return Meta{Version: version, GoVersion: runtime.Version(), Provenance: BuildProvenance(), ConfigHash: ConfigHash(f),
+		File: f.Path, Args: args, Seed: f.Points[0].Run.Seed, StartedAt: started.UTC().Format(time.RFC3339)}
 }
 
 // SweepMeta is meta.json of a sweep: how it was run.
 type SweepMeta struct {
 	Meta
+	Sets   []string `json:"sets,omitempty"` // the --set overrides
 	Jobs   int      `json:"jobs"`
 	Shard  string   `json:"shard,omitempty"` // "i/n" for a shard
 	Points int      `json:"points_run"`
-	Plots  []string `json:"plots,omitempty"`
+	// Resumed is how many of Points an earlier, interrupted run of the
+	// sweep had finished (--resume).
+	Resumed int      `json:"points_resumed,omitempty"`
+	Plots   []string `json:"plots,omitempty"`
 }
 
 // MergeMeta is meta.json of merged shards.
 type MergeMeta struct {
-	Version   string   `json:"nicsim_version"`
-	GoVersion string   `json:"go_version"`
-	MergedAt  string   `json:"merged_at"`
-	Shards    []string `json:"shards"`
-	Seed      uint64   `json:"seed"`
-	Plots     []string `json:"plots,omitempty"`
+	Version   string `json:"nicsim_version"`
+	GoVersion string `json:"go_version"`
+	Provenance
+	MergedAt string   `json:"merged_at"`
+	Shards   []string `json:"shards"`
+	Seed     uint64   `json:"seed"`
+	Plots    []string `json:"plots,omitempty"`
 }
 
 // NewMergeMeta is the meta.json of merging the shard folders shards now.
 func NewMergeMeta(version string, shards []string, seed uint64) MergeMeta {
-	return MergeMeta{Version: version, GoVersion: runtime.Version(), MergedAt: time.Now().UTC().Format(time.RFC3339),
+	return MergeMeta{Version: version, GoVersion: runtime.Version(), Provenance: BuildProvenance(), MergedAt: time.Now().UTC().Format(time.RFC3339),
 		Shards: shards, Seed: seed}
 }
 

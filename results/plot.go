@@ -2,7 +2,9 @@ package results
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/nicsim/nicsim/workloads"
 )
@@ -69,16 +72,21 @@ func CheckPlotSpec(ps PlotSpec, axes []workloads.SweepAxis) error {
 	return nil
 }
 
-// WritePlots draws each metric of ps against the X axis, and each
-// generator's latency CDF at every point, as PNG and SVG in dir, and
-// returns the files written. A result without a sweep has no metric plots.
+// WritePlots draws each metric of ps against the X axis, each generator's
+// latency CDF at every point and the time series, as PNG and SVG in dir,
+// and returns the files written. A result without a sweep has no metric plots.
 func WritePlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 	files, err := writeMetricPlots(dir, r, ps)
 	if err != nil {
 		return files, err
 	}
 	cdf, err := writeCDFPlots(dir, r)
-	return append(files, cdf...), err
+	files = append(files, cdf...)
+	if err != nil {
+		return files, err
+	}
+	ts, err := WriteTimeseriesPlots(dir, r)
+	return append(files, ts...), err
 }
 
 func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
@@ -92,11 +100,11 @@ func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 	var files []string
 	for _, name := range ps.Metrics {
 		m, _ := plotMetric(name)
-		p, err := metricPlot(r, x, &m)
+		f, err := metricPlot(r, x, &m)
 		if err != nil {
 			return files, err
 		}
-		saved, err := save(p, dir, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5*vg.Inch)
+		saved, err := save(f, dir, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5*vg.Inch)
 		files = append(files, saved...)
 		if err != nil {
 			return files, err
@@ -105,17 +113,103 @@ func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 	return files, nil
 }
 
-// save writes p as stem.png and stem.svg in dir, 7 inches wide.
-func save(p *plot.Plot, dir, stem string, height vg.Length) ([]string, error) {
+// figure is a plot with its legend, which is drawn to the right of the
+// data area, never over it.
+type figure struct {
+	p      *plot.Plot
+	legend plot.Legend
+	curves int
+}
+
+func newFigure(title, x, y string) *figure {
+	f := &figure{p: plot.New(), legend: plot.NewLegend()}
+	f.p.Title.Text, f.p.X.Label.Text, f.p.Y.Label.Text = title, x, y
+	f.legend.Top, f.legend.Left = true, true
+	f.legend.TextStyle.Font.Size = vg.Points(9)
+	return f
+}
+
+// add adds a curve (its plotters and legend thumbnails) under name; past
+// PlotCurvesMax curves it only counts it, and save says how many were
+// left out.
+func (f *figure) add(name string, ps ...plot.Plotter) bool {
+	f.curves++
+	if f.curves > PlotCurvesMax {
+		return false
+	}
+	f.p.Add(ps...)
+	var th []plot.Thumbnailer
+	for _, x := range ps {
+		if t, ok := x.(plot.Thumbnailer); ok {
+			th = append(th, t)
+		}
+	}
+	f.legend.Add(name, th...)
+	return true
+}
+
+// PlotCurvesMax is the most curves drawn in one plot (every one with its
+// own colour and dash pattern); further curves are counted in the legend.
+const PlotCurvesMax = 40
+
+// legendWidth is the width of the legend column to the right of the data.
+func (f *figure) legendWidth() vg.Length {
+	if f.curves > PlotCurvesMax {
+		f.legend.Add(fmt.Sprintf("(%d more curves not drawn)", f.curves-PlotCurvesMax))
+		f.curves = PlotCurvesMax
+	}
+	r := f.legend.Rectangle(draw.Canvas{})
+	return r.Max.X - r.Min.X + 0.2*vg.Inch
+}
+
+// save writes f as stem.png and stem.svg in dir: the data on the left,
+// the legend to the right, height tall.
+func save(f *figure, dir, stem string, height vg.Length) ([]string, error) {
+	lw := f.legendWidth()
 	var files []string
 	for _, ext := range []string{"png", "svg"} {
 		name := filepath.Join(dir, stem+"."+ext)
-		if err := p.Save(7*vg.Inch, height, name); err != nil {
+		if err := saveFormat(f, name, ext, 7*vg.Inch+lw, height, lw); err != nil {
 			return files, fmt.Errorf("plot %s: %w", name, err)
 		}
 		files = append(files, name)
 	}
 	return files, nil
+}
+
+func saveFormat(f *figure, name, format string, w, h, lw vg.Length) error {
+	c, err := draw.NewFormattedCanvas(w, h, format)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	f.p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	f.legend.Draw(draw.Crop(dc, w-lw+0.1*vg.Inch, 0, 0, -0.4*vg.Inch))
+	out, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = c.WriteTo(out)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// palette is 10 colours told apart by most readers (Tableau 10); with 4
+// dash patterns they give 40 distinct curve styles.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+
+// curveStyle is the line style of curve i: colour i mod 10, dash pattern
+// i/10.
+func curveStyle(i int) draw.LineStyle {
+	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.2), Dashes: dashes[(i/len(palette))%len(dashes)]}
 }
 
 func sanitize(s string) string {
@@ -222,19 +316,15 @@ func metricSeries(r *Result, x *xAxis, m *Metric) *plotSeries {
 	return s
 }
 
-func metricPlot(r *Result, x string, m *Metric) (*plot.Plot, error) {
+func metricPlot(r *Result, x string, m *Metric) (*figure, error) {
 	xa := newXAxis(r, x)
 	s := metricSeries(r, xa, m)
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s vs %s", r.Workload, m.Label, x)
-	p.X.Label.Text = x
-	p.Y.Label.Text = m.Label
-	p.Legend.Top, p.Legend.Left = false, true
+	f := newFigure(fmt.Sprintf("%s: %s vs %s", r.Workload, m.Label, x), x, m.Label)
 	if xa.numeric && logScaled(xa.nums) {
-		logAxis(&p.X)
+		logAxis(&f.p.X)
 	}
 	if !xa.numeric {
-		p.NominalX(xa.values...)
+		f.p.NominalX(xa.values...)
 	}
 	var ys []float64
 	for _, name := range s.order {
@@ -243,7 +333,7 @@ func metricPlot(r *Result, x string, m *Metric) (*plot.Plot, error) {
 		}
 	}
 	if logScaled(ys) {
-		logAxis(&p.Y)
+		logAxis(&f.p.Y)
 	}
 	for i, name := range s.order {
 		pts := s.xy[name]
@@ -252,13 +342,12 @@ func metricPlot(r *Result, x string, m *Metric) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot %s, series %s: %w", m.Name, name, err)
 		}
-		l.Color = plotutil.Color(i)
-		sc.Color = plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(name, l, sc)
+		l.LineStyle = curveStyle(i)
+		sc.Color = palette[i%len(palette)]
+		sc.Shape = plotutil.Shape(i / len(palette))
+		f.add(name, l, sc)
 	}
-	return p, nil
+	return f, nil
 }
 
 func logAxis(a *plot.Axis) {
@@ -289,7 +378,7 @@ func logScaled(xs []float64) bool {
 }
 
 // writeCDFPlots draws, for each generator, the latency CDF of every point
-// (one line per point) as PNG and SVG in dir, and returns the files written.
+// (one curve per point) as PNG and SVG in dir, and returns the files written.
 func writeCDFPlots(dir string, r *Result) ([]string, error) {
 	if len(r.Points) == 0 {
 		return nil, nil
@@ -297,14 +386,14 @@ func writeCDFPlots(dir string, r *Result) ([]string, error) {
 	var files []string
 	for gi := range r.Points[0].Generators {
 		gen := r.Points[0].Generators[gi].Name
-		p, n, err := cdfPlot(r, gen)
+		f, err := cdfPlot(r, gen)
 		if err != nil {
 			return files, err
 		}
-		if n == 0 {
+		if f.curves == 0 {
 			continue
 		}
-		saved, err := save(p, dir, "latency_cdf-"+sanitize(gen), 4.5*vg.Inch+vg.Length(n)*0.15*vg.Inch)
+		saved, err := save(f, dir, "latency_cdf-"+sanitize(gen), 4.5*vg.Inch)
 		files = append(files, saved...)
 		if err != nil {
 			return files, err
@@ -314,43 +403,57 @@ func writeCDFPlots(dir string, r *Result) ([]string, error) {
 }
 
 // cdfPlot is the latency CDF of generator gen at every point that has
-// one, and how many lines it has.
-func cdfPlot(r *Result, gen string) (*plot.Plot, int, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: latency CDF of %s", r.Workload, gen)
-	p.X.Label.Text = "latency (ns)"
-	p.Y.Label.Text = "fraction of operations"
-	// CDFs rise steeply: the lower middle of the plot is usually empty.
-	p.Legend.Top, p.Legend.Left = false, true
-	p.Legend.XOffs, p.Legend.YOffs = 1.6*vg.Inch, 0.25*vg.Inch
+// one, drawn from its histogram: within a bucket the curve rises
+// linearly from the bucket's low to its high edge, so every step of the
+// distribution is where the samples were.
+func cdfPlot(r *Result, gen string) (*figure, error) {
+	f := newFigure(fmt.Sprintf("%s: latency CDF of %s", r.Workload, gen), "latency (ns)", "fraction of operations")
 	var all []float64
-	n := 0
 	for pi := range r.Points {
 		pt := &r.Points[pi]
 		g := pt.generator(gen)
-		if g == nil || len(g.LatencyNS.CDF) == 0 {
+		if g == nil || g.LatencyNS.BucketsPS == "" {
 			continue
 		}
-		xy := make(plotter.XYs, len(g.LatencyNS.CDF))
-		for i, q := range g.LatencyNS.CDF {
-			xy[i] = plotter.XY{X: math.Max(q.NS, 1e-3), Y: q.Q}
-			all = append(all, xy[i].X)
+		xy, err := cdfCurve(&g.LatencyNS)
+		if err != nil {
+			return nil, fmt.Errorf("CDF plot %s, %s: %w", gen, pt.legend(gen), err)
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, 0, fmt.Errorf("CDF plot %s: %w", gen, err)
+			return nil, fmt.Errorf("CDF plot %s: %w", gen, err)
 		}
-		l.Color = plotutil.Color(n)
-		l.Dashes = plotutil.Dashes(n / 7)
-		p.Add(l)
-		p.Legend.Add(pt.legend(gen), l)
-		n++
+		l.LineStyle = curveStyle(f.curves)
+		f.add(pt.legend(gen), l)
+		for _, p := range xy {
+			all = append(all, p.X)
+		}
 	}
 	if logScaled(all) {
-		logAxis(&p.X)
+		logAxis(&f.p.X)
 	}
-	p.Y.Min, p.Y.Max = 0, 1
-	return p, n, nil
+	f.p.Y.Min, f.p.Y.Max = 0, 1
+	return f, nil
+}
+
+// cdfCurve is the CDF of a latency's buckets, in nanoseconds: for each
+// bucket the fraction below its low and its high edge.
+func cdfCurve(l *Latency) (plotter.XYs, error) {
+	bs, err := l.Buckets()
+	if err != nil {
+		return nil, err
+	}
+	var total, seen uint64
+	for _, b := range bs {
+		total += b.Count
+	}
+	xy := make(plotter.XYs, 0, 2*len(bs))
+	for _, b := range bs {
+		xy = append(xy, plotter.XY{X: math.Max(float64(b.LoPS)/1e3, 1e-3), Y: float64(seen) / float64(total)})
+		seen += b.Count
+		xy = append(xy, plotter.XY{X: float64(b.HiPS) / 1e3, Y: float64(seen) / float64(total)})
+	}
+	return xy, nil
 }
 
 // generator is the point's generator named name (the last of that name),

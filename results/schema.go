@@ -31,12 +31,15 @@ type PointResult struct {
 	// WindowPS is the measured window: from the end of warm-up to the end
 	// of the run (duration) or to the last generator's last measured
 	// completion (ops).
-	WindowPS   uint64          `json:"window_ps"`
+	WindowPS   uint64          `json:"window_ps" csv:"point_window_ps"`
 	Events     uint64          `json:"events"`
 	Generators []GenResult     `json:"generators"`
 	PCIe       LinkResult      `json:"pcie"`
-	MTT        TPTResult       `json:"mtt"`
+	MTT        TPTResult       `json:"mtt" csv:",inline"`
 	Stats      []sim.StatValue `json:"stats"`
+	// Series is what happened per interval, warm-up included
+	// (timeseries.csv); baselines leave it out.
+	Series *Series `json:"series,omitempty"`
 	// Warnings say why the point's figures may not be what the study wants
 	// (for example a cache still filling in the measured window).
 	Warnings []string `json:"warnings,omitempty"`
@@ -52,9 +55,9 @@ type GenResult struct {
 	Dropped        uint64        `json:"dropped"` // open loop: arrivals refused by a full backlog
 	InFlightAtEnd  int           `json:"in_flight_at_end"`
 	WindowPS       uint64        `json:"window_ps"`
-	ThroughputMops float64       `json:"throughput_mops"` // completions inside the window / window
-	GoodputGbps    float64       `json:"goodput_gbps"`    // bytes of successful operations / window
-	LatencyNS      Latency       `json:"latency_ns"`      // successful operations, arrival to completion
+	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // completions inside the window / window
+	GoodputGbps    float64       `json:"goodput_gbps" nodata:"window_ps"`    // bytes of successful operations / window
+	LatencyNS      Latency       `json:"latency_ns"`                         // successful operations, arrival to completion
 	// Parts are the request types inside an operation (a kind's
 	// PartSource), each with its own latency: post to completion of the
 	// successful requests started after warm-up.
@@ -76,29 +79,23 @@ type ReasonCount struct {
 	Count  uint64 `json:"count"`
 }
 
-// Latency summarises a latency histogram in nanoseconds.
+// Latency summarises a latency histogram in nanoseconds, to the
+// picosecond. Without samples every figure but Count is "no data" (empty
+// in results.csv).
 type Latency struct {
 	Count uint64  `json:"count"`
-	Mean  float64 `json:"mean"`
-	Min   float64 `json:"min"`
-	P50   float64 `json:"p50"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-	// CDF is the latency at each of CDFLevels (nanoseconds), for CDF plots;
-	// empty without samples.
-	CDF []Quantile `json:"cdf,omitempty"`
+	Mean  float64 `json:"mean" round:"3" nodata:"count"`
+	Min   float64 `json:"min" round:"3" nodata:"count"`
+	P50   float64 `json:"p50" round:"3" nodata:"count"`
+	P99   float64 `json:"p99" round:"3" nodata:"count"`
+	P999  float64 `json:"p999" round:"3" nodata:"count"`
+	Max   float64 `json:"max" round:"3" nodata:"count"`
+	// BucketsPS is the histogram itself, for CDF plots: space-separated
+	// "lo,hi,count" triples, each count samples in [lo, hi) picoseconds,
+	// in increasing order, at most LatencyBucketsMax of them; empty
+	// without samples.
+	BucketsPS string `json:"buckets_ps,omitempty" csv:"-"`
 }
-
-// Quantile is one point of a latency distribution.
-type Quantile struct {
-	Q  float64 `json:"q"`
-	NS float64 `json:"ns"`
-}
-
-// CDFLevels are the quantiles reported in Latency.CDF: dense in the body,
-// and out to the tail a hardware engineer asks about.
-var CDFLevels = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999, 1}
 
 // LinkResult is the PCIe link over the measured window. Up is NIC->host.
 type LinkResult struct {
@@ -111,26 +108,20 @@ type LinkResult struct {
 }
 
 // TPTResult is the translation unit's caches over the measured window.
-// Hit rate = hits / (hits + misses + merged misses); 0 without lookups.
+// Hit rate = hits / (hits + misses + merged misses); 0 without lookups
+// (empty in results.csv: no data).
 type TPTResult struct {
 	MPTLookups uint64  `json:"mpt_lookups"`
-	MPTHitRate float64 `json:"mpt_hit_rate"`
+	MPTHitRate float64 `json:"mpt_hit_rate" nodata:"mpt_lookups"`
 	MTTLookups uint64  `json:"mtt_lookups"`
-	MTTHitRate float64 `json:"mtt_hit_rate"`
+	MTTHitRate float64 `json:"mtt_hit_rate" nodata:"mtt_lookups"`
 }
 
 // NewLatency summarises a latency histogram in picoseconds as nanoseconds,
-// with the CDF at CDFLevels when it has samples.
+// with its buckets when it has samples.
 func NewLatency(h *sim.Histogram) Latency {
 	s := h.Summarize()
-	ns := func(v float64) float64 { return v / 1e3 }
-	l := Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
-		P999: ns(s.P999), Max: ns(float64(s.Max))}
-	if s.Count > 0 {
-		l.CDF = make([]Quantile, len(CDFLevels))
-		for i, q := range CDFLevels {
-			l.CDF[i] = Quantile{Q: q, NS: ns(h.Quantile(q))}
-		}
-	}
-	return l
+	ns := func(v float64) float64 { return roundFloat(v/1e3, 3) }
+	return Latency{Count: s.Count, Mean: ns(s.Mean), Min: ns(float64(s.Min)), P50: ns(s.P50), P99: ns(s.P99),
+		P999: ns(s.P999), Max: ns(float64(s.Max)), BucketsPS: encodeBuckets(h)}
 }

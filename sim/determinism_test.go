@@ -47,7 +47,9 @@ func (s *stage) Tick(now Tick) bool {
 				panic(err)
 			}
 		}
-		s.Span(s.name, fmt.Sprintf("job %d", s.cur.id), s.started, now)
+		if s.Tracing.Tracing() {
+			s.Span(&Span{Track: "Stages/" + s.name, Name: fmt.Sprintf("job %d", s.cur.id), Start: s.started, End: now})
+		}
 		s.busy = false
 		s.served++
 	}
@@ -160,55 +162,47 @@ func TestChromeTraceFormatAndTruncationIsReported(t *testing.T) {
 	var buf bytes.Buffer
 	tr := NewChromeTrace(&buf)
 	tr.EventsMax = 2
-	tr.Span("NIC.Parse", "wqe 1", 1500*NS+1, 1502*NS)
-	tr.Instant("NIC.Doorbell", "ring", 7)
-	tr.Span("NIC.Parse", "wqe 2", 0, 1)
+	tr.Span(&Span{Track: "NIC/Parse", Name: "wqe 1", Start: 1500*NS + 1, End: 1502*NS + 999})
+	tr.Instant("NIC/Doorbell", "ring", 7)
+	tr.Span(&Span{Track: "NIC/Parse", Name: "wqe 2", Start: 0, End: 1})
 	err := tr.Close()
 	require.ErrorContains(t, err, "1 records dropped")
 	var doc struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
-	require.Contains(t, buf.String(), `"ts":1.500001,"dur":0.001999`, "microseconds with ps precision")
-	require.Contains(t, buf.String(), `"name":"thread_name","args":{"name":"NIC.Parse"}`)
+	require.Contains(t, buf.String(), `"ts":1.500,"dur":0.002`, "microseconds to the nanosecond, start and end rounded down")
+	require.Contains(t, buf.String(), `"name":"thread_name","args":{"name":"Parse"}`)
+	require.Contains(t, buf.String(), `"name":"process_name","args":{"name":"NIC"}`)
 	require.Contains(t, buf.String(), "TRUNCATED")
 }
 
 type countingTracer struct{ n int }
 
-func (c *countingTracer) Span(string, string, Tick, Tick) { c.n++ }
-func (c *countingTracer) Instant(string, string, Tick)    { c.n++ }
+func (c *countingTracer) Span(*Span)                                    { c.n++ }
+func (c *countingTracer) Instant(string, string, Tick)                  { c.n++ }
+func (c *countingTracer) Counter(string, string, string, Tick, float64) { c.n++ }
 
 func TestTracingWithoutTracerDoesNothingAndAllocatesNothing(t *testing.T) {
 	var tr Tracing
 	require.False(t, tr.Tracing())
-	allocs := testing.AllocsPerRun(100, func() { tr.Span("a", "b", 1, 2) })
+	s := &Span{Track: "a/b", Name: "c", Start: 1, End: 2}
+	allocs := testing.AllocsPerRun(100, func() { tr.Span(s) })
 	require.Zero(t, allocs)
 	c := &countingTracer{}
 	tr.AddTracer(c)
-	tr.Span("a", "b", 1, 2)
+	tr.Span(s)
 	tr.Instant("a", "b", 1)
-	require.Equal(t, 2, c.n)
+	tr.Counter("a", "b", "c", 1, 2)
+	require.Equal(t, 3, c.n)
 }
 
 func BenchmarkTracingOff(b *testing.B) {
 	var tr Tracing
 	b.ReportAllocs()
+	s := &Span{Track: "NIC/Parse", Name: "wqe"}
 	for i := 0; i < b.N; i++ {
-		tr.Span("NIC.Parse", "wqe", Tick(i), Tick(i+1))
-	}
-}
-
-func BenchmarkEngineScheduleDispatch(b *testing.B) {
-	e := NewEngine()
-	h := HandlerFunc(func(Tick, uint64) {})
-	for i := 0; i < 1000; i++ {
-		e.After(Tick(i), PrioDefault, h, 0)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e.After(1000, PrioDefault, h, 0)
-		e.Step()
+		s.Start, s.End = Tick(i), Tick(i+1)
+		tr.Span(s)
 	}
 }

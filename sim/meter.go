@@ -93,6 +93,10 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 	return nil
 }
 
+// Intervals is the measured window's start, the width of one interval and
+// the number of intervals (0 before Window).
+func (ms *Meters) Intervals() (from, interval Tick, n int) { return ms.from, ms.interval, ms.n }
+
 // Name is the meter's hierarchical name.
 func (m *Meter) Name() string { return m.name }
 

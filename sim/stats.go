@@ -128,6 +128,29 @@ func (h *Histogram) Quantile(p float64) float64 {
 	return float64(h.max)
 }
 
+// Buckets calls fn for every non-empty bucket in increasing order of
+// value: the samples in [lo, hi) and how many there are (below 1024 every
+// value is its own bucket).
+func (h *Histogram) Buckets(fn func(lo, hi, count uint64)) {
+	for v := range h.exact {
+		if c := h.exact[v]; c > 0 {
+			fn(uint64(v), uint64(v)+1, c)
+		}
+	}
+	for shift := uint(1); shift < 64; shift++ {
+		blk := h.sub[shift]
+		if blk == nil {
+			continue
+		}
+		for i, c := range blk {
+			if c > 0 {
+				lo := uint64(i+histSub) << shift
+				fn(lo, lo+uint64(1)<<shift, c)
+			}
+		}
+	}
+}
+
 // Merge adds o's samples to h.
 func (h *Histogram) Merge(o *Histogram) {
 	if o.count == 0 {
@@ -247,6 +270,29 @@ func (r *Registry) Struct(prefix string, p any) error {
 // Formula registers a derived figure computed when the registry is dumped.
 func (r *Registry) Formula(name, unit, desc string, f func() float64) error {
 	return r.add(regEntry{name: name, unit: unit, desc: desc, fn: f})
+}
+
+// CounterRef is one registered counter, for sampling it while the
+// simulation runs (a trace's counter tracks).
+type CounterRef struct {
+	Name, Unit string
+	ptr        *uint64
+}
+
+// Value is the counter's current value.
+func (c CounterRef) Value() uint64 { return *c.ptr }
+
+// Counters lists the registered counters (not histograms or formulas),
+// sorted by name.
+func (r *Registry) Counters() []CounterRef {
+	var out []CounterRef
+	for _, e := range r.entries {
+		if e.ctr != nil {
+			out = append(out, CounterRef{Name: e.name, Unit: e.unit, ptr: e.ctr})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // StatValue is one statistic in a dump.

@@ -16,15 +16,22 @@ import (
 //	fixed: 64
 //	uniform: {min: 64, max: 4096}              every whole value in [min, max] equally likely
 //	choice: [{value: 64, weight: 3}, {value: 4096, weight: 1}]
+//	zipf: {min: 0, max: 67104768, step: 4096, s: 0.99}
 //
-// Every value is bounded by the key's rule.
+// zipf gives value min + (k-1)*step, k in 1..n (the values from min to
+// max, step apart), with probability proportional to 1/k^s: value min is
+// the most frequent, the skew of cache studies (s near 1: a few hot pages
+// or MRs, a long tail). Every value is bounded by the key's rule.
 type Dist struct {
-	Kind    string   // "fixed", "uniform" or "choice"
+	Kind    string   // "fixed", "uniform", "choice" or "zipf"
 	Value   uint64   // fixed
-	Min     uint64   // uniform
-	Max     uint64   // uniform
+	Min     uint64   // uniform, zipf
+	Max     uint64   // uniform, zipf
 	Choices []Choice // choice
+	Step    uint64   // zipf: distance between values (>= 1)
+	S       float64  // zipf: exponent (> 0)
 	total   uint64
+	zipf    *zipfSampler
 }
 
 // Choice is one weighted value of a choice distribution.
@@ -69,8 +76,10 @@ func (x *Dist) decodeYAML(d *decoder, n *yaml.Node, path, rl string) {
 		x.decodeUniform(d, val, kp, &r)
 	case "choice":
 		x.decodeChoice(d, val, kp, &r)
+	case "zipf":
+		x.decodeZipf(d, val, kp, &r)
 	default:
-		d.errAt(k, kp, "unknown distribution; allowed: fixed, uniform, choice")
+		d.errAt(k, kp, "unknown distribution; allowed: fixed, uniform, choice, zipf")
 	}
 }
 
@@ -145,6 +154,11 @@ func (x *Dist) Sample(rng *rand.Rand) uint64 {
 			return rng.Uint64()
 		}
 		return x.Min + rng.Uint64N(span+1)
+	case "zipf":
+		if x.zipf == nil {
+			x.zipf = newZipfSampler(x.count(), x.S)
+		}
+		return x.Min + (x.zipf.sample(rng)-1)*x.Step
 	case "choice":
 		if x.total == 0 {
 			for _, c := range x.Choices {
@@ -168,6 +182,8 @@ func (x *Dist) Largest() uint64 {
 	switch x.Kind {
 	case "uniform":
 		return x.Max
+	case "zipf":
+		return x.Min + (x.count()-1)*x.Step
 	case "choice":
 		var m uint64
 		for _, c := range x.Choices {
@@ -183,6 +199,8 @@ func (x *Dist) Mean() float64 {
 	switch x.Kind {
 	case "uniform":
 		return (float64(x.Min) + float64(x.Max)) / 2
+	case "zipf":
+		return float64(x.Min) + (zipfMeanRank(x.count(), x.S)-1)*float64(x.Step)
 	case "choice":
 		var s, w float64
 		for _, c := range x.Choices {
@@ -204,6 +222,8 @@ func (x Dist) MarshalJSON() ([]byte, error) {
 		return json.Marshal(map[string]uniformSpec{"uniform": {x.Min, x.Max}})
 	case "choice":
 		return json.Marshal(map[string][]Choice{"choice": x.Choices})
+	case "zipf":
+		return json.Marshal(map[string]zipfSpec{"zipf": {x.Min, x.Max, x.Step, x.S}})
 	}
 	return json.Marshal(x.Value)
 }

@@ -133,7 +133,7 @@ func TestEveryProblemInAFileIsReported(t *testing.T) {
 	msg := loadErr(t, "adapter: {preset: e9}\nrun: {ops: -1}\nregions: [{name: a, pages: 0}]\ngenerators: [{kind: translate, regoin: a}]\n")
 	lines := strings.Split(msg, "\n")
 	require.Len(t, lines, 4, msg)
-	require.Contains(t, lines[0], `w.yaml:1:19: adapter.preset: unknown preset "e9"; known presets: "e5-gen3x8", "gen4x16"`)
+	require.Contains(t, lines[0], `w.yaml:1:19: adapter.preset: unknown preset "e9"; known presets: "e5-gen3x8", "gen4x16", "nfp6000-e5"`)
 	require.Contains(t, lines[1], "w.yaml:2:12: run.ops: -1 is out of range 0..1e8")
 	require.Contains(t, lines[2], "regions.a.pages: 0 is out of range 1..2^24")
 	require.Contains(t, lines[3], "generators.0.regoin: unknown key")
@@ -177,8 +177,8 @@ func TestSweepExpandsPointsInOrder(t *testing.T) {
 	for i := range vals {
 		vals[i] = "1"
 	}
-	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals[:5], ",")+"]\n")
-	require.Contains(t, msg, "more than 256 points")
+	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals, ",")+"]\n  run.warmup_us: [1, 2]\n")
+	require.Contains(t, msg, "more than 4096 points")
 }
 
 func TestDistributionsSampleWithinTheirBounds(t *testing.T) {
@@ -206,7 +206,7 @@ func TestDistributionsSampleWithinTheirBounds(t *testing.T) {
 }
 
 func TestPresetsAreValidAndEveryValueHasASource(t *testing.T) {
-	require.Equal(t, []string{"e5-gen3x8", "gen4x16"}, PresetNames())
+	require.Equal(t, []string{"e5-gen3x8", "gen4x16", "nfp6000-e5"}, PresetNames())
 	for _, p := range Presets() {
 		require.NoError(t, p.Adapter.PCIe.Validate(), p.Name)
 		require.NoError(t, p.Adapter.MTT.Validate(), p.Name)

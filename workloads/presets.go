@@ -118,13 +118,27 @@ var presets = []Preset{
 		Sources: []ValueSource{
 			{"pcie.gen", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
 			{"pcie.lanes", "docs/sources.md 7: ConnectX-6 is PCIe gen4 x16 [V]"},
-			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound at 4 KiB on gen4 x16 (docs/pcie.md: 32 tags cap 4 KiB reads at 111 Gb/s)"},
+			{"pcie.tags_max", "assumed: PCIe 4.0 10-bit tags allow 768; 256 keeps reads link-bound on gen4 x16 (docs/pcie.md: 32 tags cap reads at 194 Gb/s)"},
 			{"pcie.host_nph_credits", "assumed: matches tags_max so tags, not NPH credits, limit reads"},
-			{"pcie.read_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (docs/sources.md 7) taken as the DMA engine's request rate, 1/215 MHz"},
-			{"pcie.write_issue_cost_ps", "assumed: ConnectX-6 up to 215 M messages/s (docs/sources.md 7), 1/215 MHz"},
-			{"pcie.queue_depth", "assumed: a DMA command queue of 256 entries for a 4x faster link"},
+			{"pcie.dma_read_queue_depth", "assumed: a DMA command queue of 256 entries per path for a 4x faster link"},
+			{"pcie.dma_write_queue_depth", "assumed: a DMA command queue of 256 entries per path for a 4x faster link"},
 			{"pcie.host_read_latency_fixed_ns", "assumed: the E5 host's fit (docs/sources.md 1.1); no gen4 host latency in docs/sources.md"},
 			{"pcie.host_read_latency_per_byte_ns", "assumed: the E5 host's slope (docs/sources.md 1.1); no gen4 host figure"},
+		},
+	},
+	{
+		Name: "nfp6000-e5",
+		Summary: "the pcie-bench configuration: a Netronome NFP-6000 at 1.2 GHz on PCIe gen3 x8 to an E5-2620v3 host " +
+			"(docs/sources.md 1, 7), the device of DMA micro-benchmarks (nicsim pcie, pcie-dma.yaml), not an RNIC",
+		Adapter: nfp6000E5(),
+		Base:    "e5-gen3x8",
+		Sources: []ValueSource{
+			{"pcie.dma_read_channels", "assumed: one engine queue per path; the rates of docs/sources.md 1.3 are one engine's"},
+			{"pcie.dma_write_channels", "assumed: one engine queue per path; the rates of docs/sources.md 1.3 are one engine's"},
+			{"pcie.read_request_cycles", "calibrated once from docs/sources.md 1.3: 62.5 M reads/s at 64 B at 1.2 GHz, 1.2e9 / 62.54e6 = 19.2 -> 19 cycles (63.2 M/s)"},
+			{"pcie.write_request_cycles", "calibrated once from docs/sources.md 1.3: 47.4 M writes/s at 64 B at 1.2 GHz, 1.2e9 / 47.40e6 = 25.3 -> 25 cycles (48.0 M/s)"},
+			{"nic.clock_period_ps", nfpClock},
+			{"mtt.clock_period_ps", nfpClock},
 		},
 	},
 }
@@ -134,11 +148,20 @@ func gen4x16() Adapter {
 	a.PCIe.Gen, a.PCIe.Lanes = 4, 16
 	a.PCIe.TagsMax = 256
 	a.PCIe.HostNPHCredits = 256
-	a.PCIe.ReadIssueCostPS = 4651 // 1e12 / 215e6
-	a.PCIe.WriteIssueCostPS = 4651
-	a.PCIe.QueueDepth = 256
+	a.PCIe.DMAReadQueueDepth, a.PCIe.DMAWriteQueueDepth = 256, 256
 	return a
 }
+
+// nfp6000E5 is the pcie-bench configuration: the NFP-6000's DMA engine
+// (pcie.NFP6000Spec) clocked at 1.2 GHz, on the E5 host.
+func nfp6000E5() Adapter {
+	a := Adapter{Preset: "nfp6000-e5", PCIe: pcie.NFP6000Spec(), MTT: mtt.DefaultSpec(), NIC: nic.DefaultSpec(), Wire: nic.DefaultWireSpec()}
+	a.NIC.ClockPeriodPS, a.MTT.ClockPeriodPS = pcie.NFP6000ClockPeriodPS, pcie.NFP6000ClockPeriodPS
+	return a
+}
+
+// nfpClock is the source of the NFP-6000 preset's clock.
+const nfpClock = "docs/sources.md 7: the NFP-6000 runs at 1.2 GHz; 833 ps is the nearest whole picosecond (0.04 % fast)"
 
 // e5Sources gives the source of every value of pcie.DefaultSpec and
 // mtt.DefaultSpec, from the comments in pcie/spec.go and mtt/spec.go and
@@ -166,14 +189,33 @@ var e5Sources = []ValueSource{
 	{"pcie.nic_npd_credits", "assumed: small; the host does not read the NIC"},
 	{"pcie.nic_cplh_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
 	{"pcie.nic_cpld_credits", "0 = infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)"},
-	{"pcie.host_read_latency_fixed_ns", "docs/sources.md 1.1: E5 fit ~525 ns + 0.30 ns/B, minus what the link model adds (issue 16.1 + MRd 3.0 + 2 x 10 ns): 64 B read = 546 ns"},
-	{"pcie.host_read_latency_per_byte_ns", "docs/sources.md 1.1 slope, fitted with the link's own serialisation"},
+	{"pcie.host_read_latency_fixed_ns", "docs/sources.md 1.1, calibrated once on nfp6000-e5: the 64 B median of 546 ns less what the link and the NFP engine add (pcie/defaults.go)"},
+	{"pcie.host_read_latency_per_byte_ns", "docs/sources.md 1.1 slope, fitted with the link's own serialisation; charged per MRd"},
+	{"pcie.host_read_spread_min_ns", "docs/sources.md 1.1: 64 B reads, min 520 against the median 546"},
+	{"pcie.host_read_spread_p999_ns", "docs/sources.md 1.1: 64 B reads, p99.9 586 against the median 546"},
+	{"pcie.host_read_spread_max_ns", "assumed: bounded at p99.9; docs/sources.md 1.1 gives no maximum for the E5 hosts"},
+	{"pcie.host_llc_miss_fraction", "docs/sources.md 1.1: pcie-bench's buffers are host-warmed (LLC hits)"},
+	{"pcie.host_llc_miss_ns", "docs/sources.md 1.1: cold buffer 600 against warm 546 ns, 64 B reads"},
+	{"pcie.host_remote_numa_fraction", "docs/sources.md 1.1: device and memory on one socket"},
+	{"pcie.host_remote_numa_ns", "docs/sources.md 1.1: remote socket 653 against local 546 ns, 64 B reads"},
+	{"pcie.host_write_visible_fixed_ns", "docs/sources.md 1.1, calibrated once from the write-then-read rows (8..256 B) against the read rows (pcie/visibility_test.go)"},
+	{"pcie.host_write_visible_per_byte_ns", "docs/sources.md 1.1, the same fit (8..256 B write-then-read rows)"},
+	{"pcie.iommu", "docs/sources.md 1.1: pcie-bench's default runs have no IOMMU"},
+	{"pcie.iotlb_entries", "docs/sources.md 1.2: no loss up to a 256 KB window (64 x 4 KB pages), loss from 512 KB"},
+	{"pcie.iommu_page_bytes", "docs/sources.md 1.2: superpages disabled, 4 KB IOMMU pages"},
+	{"pcie.iommu_walk_ns", "docs/sources.md 1.2: the miss step, 213-226 ns"},
+	{"pcie.iommu_walkers", "docs/sources.md 1.2: 10.1 Gb/s of 64 B reads at a 64 MB window is 19.7 M walks/s, x 220 ns = 4.3 walks in flight"},
 	{"pcie.mmio_issue_gap_ns", "docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart"},
 	{"pcie.mmio_wc_issue_gap_ns", "docs/sources.md 9: ~175 M WC lines/s ceiling"},
 	{"pcie.mmio_queue_max", "assumed: bounded CPU store/WC buffer backlog"},
-	{"pcie.read_issue_cost_ps", "docs/sources.md 1.3: ~62 M reads/s at 64 B on the NFP engine"},
-	{"pcie.write_issue_cost_ps", "docs/sources.md 1.3: ~47 M writes/s at 64 B"},
-	{"pcie.queue_depth", "assumed: a DMA command queue of 64 entries"},
+	{"pcie.dma_read_channels", "assumed: HanGu's separate DMA channels for TX and RX descriptors and TX data (docs/sources.md 8)"},
+	{"pcie.dma_write_channels", "assumed: HanGu's separate DMA channels for RX data and CQ writes (docs/sources.md 8)"},
+	{"pcie.read_request_cycles", "assumed: the upper end of the NIC's 2-8 cycle stages (docs/nic.md); 3 channels serve 375 M reads/s at 1 GHz"},
+	{"pcie.write_request_cycles", "assumed: the upper end of the NIC's 2-8 cycle stages; 2 channels serve 250 M writes/s at 1 GHz, above ConnectX-6's 215 M messages/s (docs/sources.md 7)"},
+	{"pcie.read_tlps_per_cycle", "assumed: one TLP header a cycle per channel"},
+	{"pcie.write_tlps_per_cycle", "assumed: one TLP header a cycle per channel"},
+	{"pcie.dma_read_queue_depth", "assumed: a DMA command queue of 64 entries per path"},
+	{"pcie.dma_write_queue_depth", "assumed: a DMA command queue of 64 entries per path"},
 	{"pcie.msix_queue_max", "assumed: bound on pending MSI-X writes"},
 	{"mtt.clock_period_ps", "assumed: ConnectX-6 Dx hca_core_clock 1 GHz (docs/sources.md 7); pipeline clock unpublished"},
 	{"mtt.key_table_entries_max", "assumed: ConnectX-5 allows 2^24 MRs (docs/sources.md 3), too many to hold; HanGu caches 40000 (8)"},
@@ -343,9 +385,16 @@ var modelRules = map[reflect.Type]map[string]string{
 		"nic_ph_credits": "0..2^20", "nic_pd_credits": "0..2^20", "nic_nph_credits": "0..2^20",
 		"nic_npd_credits": "0..2^20", "nic_cplh_credits": "0..2^20", "nic_cpld_credits": "0..2^20",
 		"host_read_latency_fixed_ns": "0..1e7", "host_read_latency_per_byte_ns": "0..1000",
+		"host_read_spread_min_ns": "0..1e7", "host_read_spread_p999_ns": "0..1e7", "host_read_spread_max_ns": "0..1e7",
+		"host_llc_miss_fraction": "0..1", "host_llc_miss_ns": "0..1e7",
+		"host_remote_numa_fraction": "0..1", "host_remote_numa_ns": "0..1e7",
+		"host_write_visible_fixed_ns": "0..1e7", "host_write_visible_per_byte_ns": "0..1000",
+		"iotlb_entries": "1..65536", "iommu_page_bytes": "pow2 4096..2^30", "iommu_walk_ns": "0..1e7", "iommu_walkers": "1..1024",
 		"mmio_issue_gap_ns": "0..1e7", "mmio_wc_issue_gap_ns": "0..1e7", "mmio_queue_max": "1..65536",
-		"read_issue_cost_ps": "0..1e9", "write_issue_cost_ps": "0..1e9",
-		"queue_depth": "1..65536", "msix_queue_max": "1..65536",
+		"dma_read_channels": "1..1024", "dma_write_channels": "1..1024",
+		"read_request_cycles": "0..2^20", "write_request_cycles": "0..2^20",
+		"read_tlps_per_cycle": "1..64", "write_tlps_per_cycle": "1..64",
+		"dma_read_queue_depth": "1..65536", "dma_write_queue_depth": "1..65536", "msix_queue_max": "1..65536",
 	},
 	reflect.TypeFor[mtt.Spec](): {
 		"clock_period_ps": "1..1e6", "key_table_entries_max": "1..2^20", "mpt_entry_bytes": "pow2 32..256",

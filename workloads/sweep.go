@@ -10,8 +10,8 @@ import (
 // Limits on a sweep.
 const (
 	SweepAxesMax   = 8
-	SweepValuesMax = 64  // values per axis
-	SweepPointsMax = 256 // points of a sweep (product of the axes)
+	SweepValuesMax = 64   // values per axis
+	SweepPointsMax = 4096 // points of a sweep (product of the axes)
 )
 
 // SweepAxis is one key of a sweep and its values.

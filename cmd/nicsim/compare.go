@@ -10,8 +10,13 @@ import (
 	"github.com/nicsim/nicsim/results"
 )
 
+// exitRegression is compare's exit code when a figure regressed; usage
+// errors and unreadable or incomparable input exit exitUsage (2), so a CI
+// step tells a regression from a broken invocation.
+const exitRegression = 1
+
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.", stderr)
+	fs := newFlagSet("compare", "[--threshold metric=pct]... [--all] [--format table|benchfmt] BASE NEW\n       nicsim compare --format benchfmt RESULT\n\nBASE and NEW are results.json files or the run folders holding them.\nExit status: 0 no regression, 1 a regression (or a missing figure), 2 bad usage or unreadable input.", stderr)
 	var ths multiFlag
 	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable); metrics: "+strings.Join(results.MetricNames(), ", "))
 	all := fs.Bool("all", false, "list every compared figure, not only those that changed")
@@ -22,11 +27,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	thresholds, ok := parseThresholds("compare", ths, stderr)
 	if !ok {
-		return 2
+		return exitUsage
 	}
 	if *format != "table" && *format != "benchfmt" {
 		fmt.Fprintf(stderr, "nicsim compare: --format %q is not one of table, benchfmt\n", *format)
-		return 2
+		return exitUsage
 	}
 	if *format == "benchfmt" && len(files) == 1 {
 		return writeBenchfmt(stdout, stderr, files[0])
@@ -34,16 +39,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if len(files) != 2 {
 		fmt.Fprintf(stderr, "nicsim compare: want BASE and NEW, got %d argument(s)\n", len(files))
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	base, cur, ok := readPair(files[0], files[1], stderr)
 	if !ok {
-		return 1
+		return exitUsage
 	}
 	cmp, err := results.CompareResults(base, cur, thresholds)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-		return 1
+		return exitUsage
 	}
 	if *format == "benchfmt" {
 		for _, x := range []struct {
@@ -52,7 +57,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}{{base, "base"}, {cur, "new"}} {
 			if err := results.WriteBenchfmt(stdout, x.r, x.label); err != nil {
 				fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-				return 1
+				return exitUsage
 			}
 		}
 	} else {
@@ -60,9 +65,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "nicsim compare: %d regression(s), %d missing, %d improved, %d added\n", cmp.Regressions, cmp.Missing, cmp.Improved, cmp.Added)
 	if cmp.Regressed() {
-		return 1
+		return exitRegression
 	}
-	return 0
+	return exitOK
 }
 
 // writeBenchfmt writes one result in the Go benchmark format.
@@ -73,9 +78,9 @@ func writeBenchfmt(stdout, stderr io.Writer, file string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim compare: %v\n", err)
-		return 1
+		return exitUsage
 	}
-	return 0
+	return exitOK
 }
 
 // readPair reads the base and the new result, warning when they are of

@@ -39,7 +39,7 @@ type command struct {
 var commands = map[string]command{
 	"bench-engine": {"measure the event engine's speed on the PHOLD model", runBenchEngine},
 	"check":        {"validate workload files without running them", runCheck},
-	"compare":      {"compare two results metric by metric; exit 1 on a regression", runCompare},
+	"compare":      {"compare two results metric by metric; exit 1 on a regression, 2 on bad input", runCompare},
 	"merge":        {"combine the shard outputs of a sweep into the output of the whole sweep", runMerge},
 	"pcie":         {"sweep DMA streams over transfer sizes on a PCIe link model", runPCIe},
 	"presets":      {"list the adapter presets with every value and its source", runPresets},

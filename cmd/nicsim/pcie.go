@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,21 +11,32 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/nicsim/nicsim/pcie"
+	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/workloads"
 )
 
-// pcieCmd is one `nicsim pcie`: the link, the stream directions and sizes,
-// and the output format.
+// pcieCmd is one `nicsim pcie`: the preset, the link, the stream directions
+// and sizes, and the output format.
 type pcieCmd struct {
+	preset string
 	spec   pcie.Spec
+	clock  sim.ClockDomain // the NIC clock the DMA engine runs on
 	dirs   []pcie.Direction
 	sizes  []uint64
 	ideal  bool
 	format string
 }
 
-// pcieColumns are the columns of the table and the CSV.
+// pcieDefaultPreset is the device `nicsim pcie` measures unless told:
+// pcie-bench's NFP-6000 on the E5 host (docs/sources.md 1).
+const pcieDefaultPreset = "nfp6000-e5"
+
+// pcieColumns are the columns of the table and the CSV. bound_by is the
+// busiest meter of the stream (the resource that binds it), bound_util its
+// utilisation.
 var pcieColumns = []string{"direction", "transfer_bytes", "effective_gbps", "model_gbps", "error_pct",
-	"read_latency_ns_mean", "read_latency_ns_p99", "up_util", "down_util", "up_tlps", "down_tlps", "tag_stalls", "credit_stalls"}
+	"read_latency_ns_mean", "read_latency_ns_p99", "up_util", "down_util", "up_tlps", "down_tlps", "tag_stalls", "credit_stalls",
+	"bound_by", "bound_util"}
 
 func runPCIe(args []string, stdout, stderr io.Writer) int {
 	c, code, ok := parsePCIe(args, stderr)
@@ -34,7 +46,7 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 	var rows [][]string
 	for _, d := range c.dirs {
 		for _, sz := range c.sizes {
-			row, err := pcieRow(c.spec, d, sz)
+			row, err := pcieRow(c.spec, c.clock, d, sz)
 			if err != nil {
 				fmt.Fprintf(stderr, "nicsim pcie: %s %d B: %v\n", d, sz, err)
 				return 1
@@ -53,10 +65,14 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 }
 
 // parsePCIe parses and checks the flags; false when the command stops
-// (help or a usage error, with its exit code).
+// (help or a usage error, with its exit code). The link starts as the
+// preset's; the link flags given override it.
 func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
-	fs := newFlagSet("pcie", "[--gen N] [--lanes N] [--mps B] [--mrrs B] [--sizes 64,128,...] [--dir read|write|rdwr|all] [--ideal] [--format table|csv]", stderr)
-	def := pcie.DefaultSpec()
+	fs := newFlagSet("pcie", "[--preset NAME] [--gen N] [--lanes N] [--mps B] [--mrrs B] [--sizes 64,128,...] [--dir read|write|rdwr|all] [--ideal] [--format table|csv]", stderr)
+	defPreset, _ := workloads.PresetByName(pcieDefaultPreset)
+	def := defPreset.Adapter.PCIe
+	c := &pcieCmd{}
+	fs.StringVar(&c.preset, "preset", pcieDefaultPreset, "adapter preset whose link, host and DMA engine to measure (nicsim presets)")
 	gen := fs.Int("gen", def.Gen, "PCIe generation (1..5)")
 	lanes := fs.Int("lanes", def.Lanes, "link width (1, 2, 4, 8, 16)")
 	mps := fs.Int("mps", def.MPSBytes, "Max_Payload_Size in bytes (128..4096, power of two)")
@@ -66,8 +82,7 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	tags := fs.Int("tags", def.TagsMax, "outstanding read tags (1..65536)")
 	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", "comma-separated transfer sizes in bytes (1..16777216)")
 	dir := fs.String("dir", "all", "stream direction: read, write, rdwr or all")
-	c := &pcieCmd{}
-	fs.BoolVar(&c.ideal, "ideal", false, "no latency, tag or credit limits; infinite host memory bandwidth")
+	fs.BoolVar(&c.ideal, "ideal", false, "no latency, tag, credit or engine limits; infinite host memory bandwidth")
 	fs.StringVar(&c.format, "format", "table", "output format: table or csv")
 	if code, ok := parseFlags(fs, args); !ok {
 		return nil, code, false
@@ -79,6 +94,10 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "nicsim pcie: unexpected argument %q\n", fs.Arg(0))
 		return nil, 2, false
+	}
+	p, ok := workloads.PresetByName(c.preset)
+	if !ok {
+		return bad("--preset %q is not a preset (%s)", c.preset, strings.Join(workloads.PresetNames(), ", "))
 	}
 	switch {
 	case *gen < 1 || *gen > 5:
@@ -105,9 +124,20 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	if c.sizes, err = parseSizes(*sizes); err != nil {
 		return bad("%v", err)
 	}
-	c.spec = def
-	c.spec.Gen, c.spec.Lanes, c.spec.MPSBytes, c.spec.MRRSBytes = *gen, *lanes, *mps, *mrrs
-	c.spec.RCBBytes, c.spec.CompletionSplit, c.spec.TagsMax = *rcb, *split, *tags
+	c.spec = p.Adapter.PCIe
+	c.clock = sim.ClockDomain{Name: "NIC.Clock", Period: sim.Tick(p.Adapter.NIC.ClockPeriodPS)}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for name, set := range map[string]func(){
+		"gen": func() { c.spec.Gen = *gen }, "lanes": func() { c.spec.Lanes = *lanes },
+		"mps": func() { c.spec.MPSBytes = *mps }, "mrrs": func() { c.spec.MRRSBytes = *mrrs },
+		"rcb": func() { c.spec.RCBBytes = *rcb }, "split": func() { c.spec.CompletionSplit = *split },
+		"tags": func() { c.spec.TagsMax = *tags },
+	} {
+		if given[name] {
+			set()
+		}
+	}
 	if c.spec.HostNPHCredits != 0 && c.spec.HostNPHCredits < c.spec.TagsMax {
 		c.spec.HostNPHCredits = c.spec.TagsMax // so that --tags, not NPH credits, limits reads
 	}
@@ -149,9 +179,10 @@ func parseSizes(s string) ([]uint64, error) {
 }
 
 // pcieRow runs one stream of direction d and transfer size sz and is its
-// row: the measured goodput next to the byte-count model's.
-func pcieRow(spec pcie.Spec, d pcie.Direction, sz uint64) ([]string, error) {
-	r, err := pcie.RunStream(spec, pcie.DefaultStreamConfig(d, sz, spec))
+// row: the measured goodput next to the byte-count model's, and the
+// resource that binds it.
+func pcieRow(spec pcie.Spec, clock sim.ClockDomain, d pcie.Direction, sz uint64) ([]string, error) {
+	r, err := pcie.RunStream(spec, clock, pcie.DefaultStreamConfig(d, sz, spec))
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +193,8 @@ func pcieRow(spec pcie.Spec, d pcie.Direction, sz uint64) ([]string, error) {
 		f3(r.UpUtilization), f3(r.DownUtilization),
 		strconv.FormatUint(r.UpTLPs, 10), strconv.FormatUint(r.DownTLPs, 10),
 		strconv.FormatUint(r.Stats.TagStalls, 10),
-		strconv.FormatUint(r.Stats.Up.CreditStalls+r.Stats.Down.CreditStalls, 10)}, nil
+		strconv.FormatUint(r.Stats.Up.CreditStalls+r.Stats.Down.CreditStalls, 10),
+		r.BoundBy.Name, f3(r.BoundBy.Utilisation)}, nil
 }
 
 // printTable prints the link, the rows as a table and the unloaded read
@@ -173,9 +205,9 @@ func (c *pcieCmd) printTable(stdout, stderr io.Writer, rows [][]string) int {
 	if c.ideal {
 		mode = "ideal"
 	}
-	fmt.Fprintf(stdout, "PCIe gen%d x%d, MPS %d, MRRS %d, RCB %d, split %s, tags %d, %s; raw %.3f Gb/s per direction\n",
-		spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes, spec.RCBBytes, spec.CompletionSplit, spec.TagsMax, mode,
-		pcie.RawGbps(spec.Gen, spec.Lanes))
+	fmt.Fprintf(stdout, "preset %s: PCIe gen%d x%d, MPS %d, MRRS %d, RCB %d, split %s, tags %d, DMA engine at %.1f MHz, %s; raw %.3f Gb/s per direction\n",
+		c.preset, spec.Gen, spec.Lanes, spec.MPSBytes, spec.MRRSBytes, spec.RCBBytes, spec.CompletionSplit, spec.TagsMax,
+		c.clock.FrequencyMHz(), mode, pcie.RawGbps(spec.Gen, spec.Lanes))
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, strings.Join(pcieColumns, "\t")+"\t")
 	for _, r := range rows {
@@ -184,7 +216,7 @@ func (c *pcieCmd) printTable(stdout, stderr io.Writer, rows [][]string) int {
 	if err := tw.Flush(); err != nil {
 		return 1
 	}
-	if fit, ok, err := unloadedReadFit(spec, c.dirs, c.sizes, c.ideal); err != nil {
+	if fit, ok, err := unloadedReadFit(spec, c.clock, c.dirs, c.sizes, c.ideal); err != nil {
 		fmt.Fprintf(stderr, "nicsim pcie: %v\n", err)
 		return 1
 	} else if ok {
@@ -194,11 +226,12 @@ func (c *pcieCmd) printTable(stdout, stderr io.Writer, rows [][]string) int {
 }
 
 // unloadedReadFit measures one outstanding DMA read of every size (no
-// queueing) and fits latency = fixed + per-byte x size by least squares,
+// queueing) and fits its median latency = fixed + per-byte x size by least
+// squares,
 // next to the fit of the measured E5-class hosts in docs/sources.md 1.1. It
 // needs reads among the directions, two distinct sizes, and latency (not
 // --ideal).
-func unloadedReadFit(spec pcie.Spec, dirs []pcie.Direction, sizes []uint64, ideal bool) (string, bool, error) {
+func unloadedReadFit(spec pcie.Spec, clock sim.ClockDomain, dirs []pcie.Direction, sizes []uint64, ideal bool) (string, bool, error) {
 	reads := false
 	for _, d := range dirs {
 		reads = reads || d == pcie.DirRead || d == pcie.DirRdWr
@@ -213,18 +246,37 @@ func unloadedReadFit(spec pcie.Spec, dirs []pcie.Direction, sizes []uint64, idea
 	var xs, ys []float64
 	lo, hi := sizes[0], sizes[0]
 	for _, sz := range sizes {
-		r, err := pcie.RunStream(spec, pcie.StreamConfig{Dir: pcie.DirRead, SizeBytes: sz, Outstanding: 1, Warmup: 2, Measure: 20})
+		r, err := pcie.RunStream(spec, clock, pcie.StreamConfig{Dir: pcie.DirRead, SizeBytes: sz, Outstanding: 1, Warmup: 2, Measure: 200})
 		if err != nil {
 			return "", false, fmt.Errorf("read %d B, one outstanding: %w", sz, err)
 		}
 		xs = append(xs, float64(sz))
-		ys = append(ys, r.ReadLatency.Mean)
+		ys = append(ys, r.ReadLatency.P50)
 		lo, hi = min(lo, sz), max(hi, sz)
 	}
 	fixed, perByte := stat.LinearRegression(xs, ys, nil, false)
 	r2 := stat.RSquared(xs, ys, nil, fixed, perByte)
-	return fmt.Sprintf("unloaded DMA read latency (one outstanding, %d..%d B): %.1f ns + %.3f ns/B (R^2 %.4f); "+
-		"measured E5-class hosts (docs/sources.md 1.1): about 525 ns + 0.30 ns/B", lo, hi, fixed, perByte, r2), true, nil
+	return fmt.Sprintf("unloaded DMA read latency (one outstanding, median, %d..%d B): %.1f ns + %.3f ns/B (R^2 %.4f); %s",
+		lo, hi, fixed, perByte, r2, measuredReadFit(sizes)), true, nil
+}
+
+// e5ReadMedianNS is the E5-2620v3 column of docs/sources.md 1.1: the median
+// latency of one DMA read by size.
+var e5ReadMedianNS = map[uint64]float64{8: 533, 64: 546, 256: 626, 512: 706, 1024: 853, 2048: 1133}
+
+// measuredReadFit is the fit of the measured E5 medians over the same
+// sizes when the table has them all, else the section's overall fit.
+func measuredReadFit(sizes []uint64) string {
+	var xs, ys []float64
+	for _, sz := range sizes {
+		ns, ok := e5ReadMedianNS[sz]
+		if !ok {
+			return "measured E5-class hosts (docs/sources.md 1.1): about 525 ns + 0.30 ns/B"
+		}
+		xs, ys = append(xs, float64(sz)), append(ys, ns)
+	}
+	fixed, perByte := stat.LinearRegression(xs, ys, nil, false)
+	return fmt.Sprintf("measured E5-2620v3 (docs/sources.md 1.1), same sizes: %.1f ns + %.3f ns/B", fixed, perByte)
 }
 
 func pow2In(v, lo, hi int) bool { return v >= lo && v <= hi && v&(v-1) == 0 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +50,7 @@ func TestPCIeBadFlagsExit2(t *testing.T) {
 		{[]string{"--format", "json"}, "--format"},
 		{[]string{"--tags", "0"}, "--tags 0"},
 		{[]string{"--bogus"}, "bogus"},
+		{[]string{"--preset", "x9"}, `--preset "x9" is not a preset`},
 	} {
 		var out, errb bytes.Buffer
 		code := dispatch(append([]string{"pcie"}, c.args...), &out, &errb)
@@ -57,19 +59,25 @@ func TestPCIeBadFlagsExit2(t *testing.T) {
 	}
 }
 
-// TestPCIeUnloadedReadFitMatchesE5: the latency fit the table prints for one
-// outstanding read lies near the fit of the measured E5-class hosts
-// (docs/sources.md 1.1: about 525 ns + 0.30 ns/B); --ideal and CSV print none.
+// TestPCIeUnloadedReadFitMatchesE5: for reads of one MRd (8..512 B), the
+// latency fit the table prints for one outstanding read lies near the fit of
+// the measured E5-2620v3 medians over the same sizes (docs/sources.md 1.1),
+// which it prints next to it; --ideal and CSV print none. (Longer reads are
+// several MRds answered in parallel and fall below the table: a known miss,
+// docs/DEVIATIONS.md.)
 func TestPCIeUnloadedReadFitMatchesE5(t *testing.T) {
 	var out, errb bytes.Buffer
-	require.Equal(t, 0, dispatch([]string{"pcie", "--dir", "read", "--sizes", "8,64,256,512,1024,2048"}, &out, &errb), errb.String())
-	var fixed, perByte, r2 float64
+	require.Equal(t, 0, dispatch([]string{"pcie", "--dir", "read", "--sizes", "8,64,256,512"}, &out, &errb), errb.String())
+	var fixed, perByte, r2, mFixed, mPerByte float64
 	line := out.String()[strings.Index(out.String(), "unloaded DMA read latency"):]
 	_, err := fmt.Sscanf(line[strings.Index(line, "): ")+3:], "%f ns + %f ns/B (R^2 %f)", &fixed, &perByte, &r2)
 	require.NoError(t, err, line)
-	require.InDelta(t, 525, fixed, 25)
-	require.InDelta(t, 0.30, perByte, 0.03)
-	require.Greater(t, r2, 0.99)
+	_, err = fmt.Sscanf(line[strings.Index(line, "same sizes: ")+12:], "%f ns + %f ns/B", &mFixed, &mPerByte)
+	require.NoError(t, err, line)
+	require.InDelta(t, 529.0, mFixed, 0.05, "least squares of 533, 546, 626, 706 ns")
+	require.InDelta(t, mFixed, fixed, 10)
+	require.InDelta(t, mPerByte, perByte, 0.03)
+	require.Greater(t, r2, 0.98)
 	for _, args := range [][]string{
 		{"pcie", "--dir", "read", "--sizes", "64,256", "--ideal"},
 		{"pcie", "--dir", "read", "--sizes", "64,256", "--format", "csv"},
@@ -79,4 +87,28 @@ func TestPCIeUnloadedReadFitMatchesE5(t *testing.T) {
 		require.Equal(t, 0, dispatch(args, &out, &errb))
 		require.NotContains(t, out.String(), "unloaded DMA read latency", "%v", args)
 	}
+}
+
+// TestPCIeRowNamesTheBindingResource: each row names its busiest meter. On
+// the default preset (the NFP-6000 engine) 64 B writes are bound by the
+// engine's write channel and 4 KiB writes by the upstream link; with the
+// RNIC engine of e5-gen3x8 (1 GHz, 2 channels) the link binds both.
+func TestPCIeRowNamesTheBindingResource(t *testing.T) {
+	bound := func(args ...string) []string {
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch(append([]string{"pcie", "--dir", "write", "--sizes", "64,4096", "--format", "csv"}, args...), &out, &errb), errb.String())
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		require.Equal(t, "bound_by", strings.Split(lines[0], ",")[13])
+		var b []string
+		for _, l := range lines[1:] {
+			f := strings.Split(l, ",")
+			b = append(b, f[13])
+			u, err := strconv.ParseFloat(f[14], 64)
+			require.NoError(t, err)
+			require.InDelta(t, 1, u, 0.01, l)
+		}
+		return b
+	}
+	require.Equal(t, []string{"NIC.DMA.WriteChannels", "NIC.PCIe.Up"}, bound())
+	require.Equal(t, []string{"NIC.PCIe.Up", "NIC.PCIe.Up"}, bound("--preset", "e5-gen3x8"))
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,4 +75,56 @@ func TestBenchEnginePrintsRate(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, dispatch([]string{"bench-engine", "-n", "100", "-m", "10", "-events", "100000"}, &out, &errb), errb.String())
 	require.Contains(t, out.String(), "events/s")
+}
+
+// readmeCommands are the README's `go run ./cmd/nicsim ...` lines (comments
+// cut), as argument lists, in order.
+func readmeCommands(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	var out [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/nicsim ")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, "#"); i >= 0 {
+			rest = rest[:i]
+		}
+		out = append(out, strings.Fields(rest))
+	}
+	return out
+}
+
+// TestReadmeCompareCommandsRunAsWritten runs the README's run-into-a-folder
+// and compare lines in order from the repository root, with results/runs/
+// moved into a temporary folder, and requires each to exit 0: the compare
+// of a fresh quickstart run against its committed baseline finds no
+// regression.
+func TestReadmeCompareCommandsRunAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the quickstart workload")
+	}
+	tmp := t.TempDir()
+	var ran []string
+	cmds := readmeCommands(t)
+	t.Chdir("../..")
+	for _, args := range cmds {
+		if args[0] != "compare" && (args[0] != "run" || !slices.Contains(args, "--out")) {
+			continue
+		}
+		for i, a := range args {
+			if rest, ok := strings.CutPrefix(a, "results/runs/"); ok {
+				args[i] = filepath.Join(tmp, rest)
+			}
+		}
+		if args[0] == "run" {
+			args = append(args, "--quiet")
+		}
+		var out, errb bytes.Buffer
+		require.Equal(t, 0, dispatch(args, &out, &errb), "README command %q: %s%s", args, out.String(), errb.String())
+		ran = append(ran, args[0])
+	}
+	require.Equal(t, []string{"run", "compare", "compare"}, ran)
 }

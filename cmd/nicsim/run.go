@@ -37,7 +37,7 @@ var interruptSource = func() (poll func() bool, stop func()) {
 	return hit.Load, func() { signal.Stop(ch); close(done) }
 }
 
-const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--quiet] FILE..."
+const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--no-plots] [--quiet] FILE..."
 
 // runCmd is one `nicsim run`: its flags and files.
 type runCmd struct {
@@ -48,6 +48,7 @@ type runCmd struct {
 	trace  string
 	prof   string
 	quiet  bool
+	noPlot bool
 	files  []string
 	stdout io.Writer
 	stderr io.Writer
@@ -92,12 +93,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // error, with its exit code).
 func (c *runCmd) parse(args []string) (int, bool) {
 	fs := newFlagSet("run", runUsage, c.stderr)
-	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>; with several files, the parent of one folder per file)")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-<config hash>; with several files, the parent of one folder per file)")
 	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable), e.g. --set adapter.pcie.lanes=16")
 	fs.StringVar(&c.trace, "trace", "", "write a Perfetto/Chrome trace of the first file's first point to FILE")
 	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.BoolVar(&c.noPlot, "no-plots", false, "draw no time-series plots")
 	usageTail(fs, c.stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -152,7 +154,7 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 func (c *runCmd) dirs(loaded []*workloads.File) []string {
 	dirs := make([]string, len(loaded))
 	for i, lf := range loaded {
-		leaf := fmt.Sprintf("%s-%d", lf.Stem, lf.Points[0].Run.Seed)
+		leaf := defaultLeaf(lf)
 		switch {
 		case c.out == "":
 			dirs[i] = filepath.Join("results", "runs", leaf)
@@ -163,6 +165,13 @@ func (c *runCmd) dirs(loaded []*workloads.File) []string {
 		}
 	}
 	return dirs
+}
+
+// defaultLeaf is the name of a loaded file's default output folder:
+// <file-stem>-<seed>-<config hash>, so runs of one file with different
+// --set overrides never share a folder.
+func defaultLeaf(lf *workloads.File) string {
+	return fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
 }
 
 // startProfile profiles nicsim itself (cpu or mem) into dir; it returns
@@ -232,12 +241,18 @@ func (c *runCmd) runOne(j *runJob) int {
 		return exitFailed
 	}
 	stop := res.Points[len(res.Points)-1].StopReason
-	m := results.NewMeta(version, j.file, c.args, j.lf.Points[0].Run.Seed, started)
+	m := results.NewMeta(version, j.lf, c.args, started)
 	m.Partial, m.StopReason, m.Trace, m.Profile = res.Partial, stop, j.trace, j.profile
 	m.WallSeconds = time.Since(started).Seconds()
 	if err := results.WriteRun(j.dir, res, results.NewConfig(j.lf, c.sets), m); err != nil {
 		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.dir, err)
 		return exitFailed
+	}
+	if !c.noPlot {
+		if _, err := results.WriteTimeseriesPlots(j.dir, res); err != nil {
+			fmt.Fprintf(c.stderr, "nicsim run: %v\n", err)
+			return exitFailed
+		}
 	}
 	c.report(j, res, ct)
 	if stop == "interrupted" {
@@ -260,6 +275,6 @@ func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
 	printSummary(c.stdout, j.file, j.lf, res)
 	fmt.Fprintf(c.stdout, "results: %s\n", j.dir)
 	if ct != nil {
-		fmt.Fprintf(c.stdout, "trace: %s (%d spans; open in ui.perfetto.dev)\n", j.trace, ct.Events())
+		fmt.Fprintf(c.stdout, "trace: %s (%d records; open in ui.perfetto.dev, tracks in docs/trace.md)\n", j.trace, ct.Events())
 	}
 }

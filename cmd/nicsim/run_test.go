@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
@@ -62,7 +63,7 @@ func TestRunPrintsSummaryAndWritesOutputFolder(t *testing.T) {
 	csv, _ := os.ReadFile(filepath.Join(out, "results.csv"))
 	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
 	require.Len(t, lines, 3)
-	require.True(t, strings.HasPrefix(lines[1], ",rd,dma_read,"))
+	require.True(t, strings.HasPrefix(lines[1], "0,generator,rd,,dma_read,"), lines[1])
 	res, _ := os.ReadFile(filepath.Join(out, "results.json"))
 	require.NotContains(t, string(res), "wall")
 }
@@ -90,13 +91,15 @@ func TestConfigJSONPointReloadsAsAWorkloadAndReproducesTheRun(t *testing.T) {
 	require.Equal(t, string(ra), string(rb))
 }
 
-func TestRunDefaultFolderIsResultsRunsStemSeed(t *testing.T) {
+func TestRunDefaultFolderIsResultsRunsStemSeedHash(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "small.yaml", smallRun)
 	t.Chdir(dir)
 	code, _, stderr := nicsim(t, "run", "--quiet", f)
 	require.Equal(t, exitOK, code, stderr)
-	require.FileExists(t, filepath.Join(dir, "results", "runs", "small-1", "results.json"))
+	found, err := filepath.Glob(filepath.Join(dir, "results", "runs", "small-1-????????", "results.json"))
+	require.NoError(t, err)
+	require.Len(t, found, 1)
 }
 
 func TestSameFileAndSeedGiveByteIdenticalResultsJSON(t *testing.T) {
@@ -218,22 +221,11 @@ func TestTraceWritesPerfettoJSONWithOperationSpans(t *testing.T) {
 	require.Contains(t, stdout, "trace: "+tr)
 	b, err := os.ReadFile(tr)
 	require.NoError(t, err)
-	var doc struct {
-		TraceEvents []map[string]any `json:"traceEvents"`
-	}
-	require.NoError(t, json.Unmarshal(b, &doc))
-	spans, tracks := 0, map[string]bool{}
-	for _, e := range doc.TraceEvents {
-		if e["ph"] == "X" {
-			spans++
-		}
-		if e["name"] == "thread_name" {
-			tracks[e["args"].(map[string]any)["name"].(string)] = true
-		}
-	}
-	require.Greater(t, spans, 50)
-	require.True(t, tracks["rd/stream0/slot3"], "%v", tracks)
-	require.True(t, tracks["wr/stream0/slot0"])
+	sum, err := sim.CheckChromeTrace(bytes.NewReader(b))
+	require.NoError(t, err, "no slice partially overlaps another")
+	require.Greater(t, sum.Slices, 50)
+	require.Contains(t, sum.Tracks, "Generator rd/stream 0 slot 3")
+	require.Contains(t, sum.Tracks, "Generator wr/stream 0 slot 0")
 }
 
 func TestProfileFlagWritesAProfile(t *testing.T) {
@@ -288,5 +280,30 @@ func TestQuickstartResultsJSONIsByteIdentical(t *testing.T) {
 	require.Equal(t, got[0], got[1])
 	for _, want := range []string{`"NIC.FastRegister.Completed"`, `"NIC.TPT.`, `"name": "fr-inv/invalidate"`, `"setup_ps"`} {
 		require.Contains(t, got[0], want)
+	}
+}
+
+// TestDefaultFolderHoldsTheConfigHash: two studies of one file with
+// different --set overrides go to two default folders, each named
+// <stem>-<seed>-<hash> with the hash of meta.json's config_hash.
+func TestDefaultFolderHoldsTheConfigHash(t *testing.T) {
+	wl, err := filepath.Abs("../../workloads/pcie-dma.yaml")
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	for _, set := range []string{"adapter.pcie.lanes=8", "adapter.pcie.lanes=16"} {
+		var so, se bytes.Buffer
+		require.Equal(t, 0, dispatch([]string{"run", wl, "--quiet", "--set", set, "--set", "run.duration_us=5"}, &so, &se), se.String())
+	}
+	dirs, err := filepath.Glob(filepath.Join("results", "runs", "pcie-dma-1-*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 2, "one folder per configuration")
+	for _, d := range dirs {
+		var m results.Meta
+		b, err := os.ReadFile(filepath.Join(d, "meta.json"))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &m))
+		require.Equal(t, "pcie-dma-1-"+m.ConfigHash[:results.ConfigHashLen], filepath.Base(d))
+		require.NotEmpty(t, m.Module)
+		require.NotEmpty(t, m.Source)
 	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,11 +17,12 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE"
+const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE\n       nicsim sweep --resume DIR [--jobs N] [--quiet]"
 
 // sweepCmd is one `nicsim sweep`: its flags and its loaded file.
 type sweepCmd struct {
 	file    string
+	args    []string // the command line as meta.json records it
 	jobs    int
 	shard   int // this shard, 0-based
 	shards  int // 1: the whole sweep
@@ -28,6 +31,7 @@ type sweepCmd struct {
 	plots   results.PlotSpec
 	noPlots bool
 	quiet   bool
+	resume  string // --resume DIR
 	lf      *workloads.File
 }
 
@@ -38,54 +42,89 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := c.dir()
 	started := time.Now()
-	pb := newProgress(stderr, c.lf.Stem)
+	if c.resume == "" {
+		if err := c.clearStore(); err != nil {
+			fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
+			return exitFailed
+		}
+	}
+	store, err := results.NewPointStore(dir)
+	resumed := 0
+	for k := range c.lf.Points {
+		if err == nil && store.Has(k) {
+			resumed++
+		}
+	}
+	if err == nil {
+		err = c.writeMeta(dir, "running", started, nil)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
+		return exitFailed
+	}
+	pb := newProgress(stderr, "sweep "+c.lf.Stem)
 	poll, stopSignals := interruptSource()
 	defer stopSignals()
-	res, err := traffic.RunSweep(c.lf, traffic.SweepOptions{Jobs: c.jobs, Shard: c.shard, Shards: c.shards, Interrupted: poll,
-		Progress: func(done, total int) { pb.set(float64(done) / float64(total)) }})
+	run, err := traffic.RunSweep(c.lf, traffic.SweepOptions{Jobs: c.jobs, Shard: c.shard, Shards: c.shards, Interrupted: poll,
+		Skip: store.Has, OnPoint: store.Put, Progress: pb.points})
 	pb.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %s: %v\n", c.file, err)
 		return exitFailed
 	}
-	m, err := c.write(dir, res, args, started)
+	res, m, err := c.write(dir, store, run.Partial, started, resumed)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 		return exitFailed
 	}
-	printWarnings(stderr, "sweep", res)
-	if !c.quiet {
-		if len(res.Points) > 0 {
-			printSummary(stdout, c.file, c.lf, res)
-		}
-		fmt.Fprintf(stdout, "%d of %d points run with %d jobs in %.2f s; results: %s\n", len(res.Points), len(c.lf.Points), c.jobs, m.WallSeconds, dir)
-		for _, p := range m.Plots {
-			fmt.Fprintf(stdout, "plot: %s\n", p)
-		}
-	}
+	c.report(stdout, stderr, dir, res, m)
 	if res.Partial {
-		fmt.Fprintf(stderr, "nicsim sweep: interrupted; partial results written to %s\n", dir)
+		fmt.Fprintf(stderr, "nicsim sweep: interrupted; partial results written to %s; nicsim sweep --resume %s runs the rest\n", dir, dir)
 		return exitInterrupted
 	}
 	return exitOK
 }
 
+// report prints the warnings, and unless quiet the summary (of sweeps of
+// at most summaryPointsMax points), the output folder and the plots.
+func (c *sweepCmd) report(stdout, stderr io.Writer, dir string, res *results.Result, m *results.SweepMeta) {
+	printWarnings(stderr, "sweep", res)
+	if c.quiet {
+		return
+	}
+	if len(res.Points) > 0 && len(res.Points) <= summaryPointsMax {
+		printSummary(stdout, c.file, c.lf, res)
+	}
+	fmt.Fprintf(stdout, "%d of %d points run with %d jobs in %.2f s; results: %s\n", m.Points, len(c.lf.Points), c.jobs, m.WallSeconds, dir)
+	for _, p := range m.Plots {
+		fmt.Fprintf(stdout, "plot: %s\n", p)
+	}
+}
+
+// summaryPointsMax is the largest sweep whose summary table is printed.
+const summaryPointsMax = 256
+
 // parseSweep parses the flags and loads the file; false when the command
-// stops (help, a usage error or an invalid file, with its exit code).
+// stops (help, a usage error or an invalid file, with its exit code). With
+// --resume DIR the flags and file are those DIR's meta.json recorded.
 func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
-	c := &sweepCmd{}
+	c := &sweepCmd{args: args}
 	fs := newFlagSet("sweep", sweepUsage, stderr)
 	fs.IntVar(&c.jobs, "jobs", runtime.NumCPU(), "points run at once (1..1024); results do not depend on it")
 	shard := fs.String("shard", "", "run only shard i of n (i/n, 0-based), for spreading a sweep over machines; combine with nicsim merge")
-	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-sweep[-shard-i-of-n])")
+	fs.StringVar(&c.out, "out", "", "output folder (default results/runs/<file-stem>-<seed>-<config hash>-sweep[-shard-i-of-n])")
 	seedStr := fs.String("seed", "", "random seed, replacing run.seed (0..2^64-1)")
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable)")
 	metrics := plotFlags(fs, &c.plots, &c.noPlots)
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.StringVar(&c.resume, "resume", "", "run only the points missing from the output folder DIR of an interrupted sweep (same workload file, flags and configuration)")
 	usageTail(fs, stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
 		return nil, code, false
+	}
+	if c.resume != "" {
+		return resumeSweep(c, files, fs, stderr)
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "nicsim sweep: want one workload file, got %d\n", len(files))
@@ -118,50 +157,153 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 	return c, exitOK, true
 }
 
+// clearStore removes point results a previous, interrupted sweep left in
+// the output folder: without --resume every point runs again.
+func (c *sweepCmd) clearStore() error {
+	return os.RemoveAll(filepath.Join(c.dir(), results.PointsDir))
+}
+
+// resumeSweep sets c up to finish the sweep in c.resume: the command line
+// its meta.json recorded, parsed again (from the same directory), with
+// --jobs and --quiet of this one; the workload must resolve to the same
+// configuration.
+func resumeSweep(c *sweepCmd, files []string, fs *flag.FlagSet, stderr io.Writer) (*sweepCmd, int, bool) {
+	extra := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { extra[f.Name] = true })
+	delete(extra, "resume")
+	delete(extra, "jobs")
+	delete(extra, "quiet")
+	if len(files) > 0 || len(extra) > 0 {
+		fmt.Fprintln(stderr, "nicsim sweep: --resume DIR takes the file and flags from DIR/meta.json; only --jobs and --quiet may be given")
+		return nil, exitUsage, false
+	}
+	var m results.SweepMeta
+	b, err := os.ReadFile(filepath.Join(c.resume, results.MetaJSON))
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil || m.ConfigHash == "" {
+		fmt.Fprintf(stderr, "nicsim sweep: --resume %s: not the output folder of a sweep (%v)\n", c.resume, err)
+		return nil, exitUsage, false
+	}
+	if m.StopReason == "complete" {
+		fmt.Fprintf(stderr, "nicsim sweep: --resume %s: the sweep is complete; nothing to run\n", c.resume)
+		return nil, exitUsage, false
+	}
+	again := append(append([]string(nil), m.Args...), "--out", c.resume)
+	r, code, ok := parseSweep(again, stderr)
+	if !ok {
+		return nil, code, false
+	}
+	if err := os.MkdirAll(filepath.Join(c.resume, results.PointsDir), 0o755); err != nil {
+		return nil, exitFailed, false
+	}
+	if h := results.ConfigHash(r.lf); h != m.ConfigHash {
+		fmt.Fprintf(stderr, "nicsim sweep: --resume %s: %s now resolves to another configuration (hash %.8s, the sweep's is %.8s); run it anew\n",
+			c.resume, r.file, h, m.ConfigHash)
+		return nil, exitFailed, false
+	}
+	if p := results.BuildProvenance(); p.Commit != m.Commit {
+		fmt.Fprintf(stderr, "nicsim sweep: warning: resuming a sweep begun at commit %.12s with commit %.12s\n", m.Commit, p.Commit)
+	}
+	r.jobs, r.quiet, r.args, r.resume = c.jobs, c.quiet, m.Args, c.resume
+	return r, exitOK, true
+}
+
 // dir is the output folder.
 func (c *sweepCmd) dir() string {
 	if c.out != "" {
 		return c.out
 	}
-	leaf := fmt.Sprintf("%s-%d-sweep", c.lf.Stem, c.lf.Points[0].Run.Seed)
+	leaf := defaultLeaf(c.lf) + "-sweep"
 	if c.shards > 1 {
 		leaf += fmt.Sprintf("-shard-%d-of-%d", c.shard, c.shards)
 	}
 	return filepath.Join("results", "runs", leaf)
 }
 
-// write writes the output folder: results, config, the plots of a whole,
-// complete sweep, and last meta.json.
-func (c *sweepCmd) write(dir string, res *results.Result, args []string, started time.Time) (*results.SweepMeta, error) {
+// write writes the output folder from the point store: results.json,
+// results.csv and timeseries.csv streamed one point at a time, config.json,
+// the plots of a whole, complete sweep, and last meta.json. A complete
+// sweep's point store is removed. It returns the result without its
+// points' statistics (for the summary and warnings).
+func (c *sweepCmd) write(dir string, store *results.PointStore, interrupted bool, started time.Time, resumed int) (*results.Result, *results.SweepMeta, error) {
+	idx, err := workloads.ShardPoints(len(c.lf.Points), c.shard, c.shards)
+	if err != nil {
+		return nil, nil, err
+	}
+	var have []int
+	for _, k := range idx {
+		if store.Has(k) {
+			have = append(have, k)
+		}
+	}
 	w0 := c.lf.Points[0]
+	res := &results.Result{Workload: w0.Name, Seed: w0.Run.Seed, Sweep: c.lf.Sweep, Partial: interrupted || len(have) < len(idx)}
+	slim := *res
+	err = results.WriteStreamed(dir, res, len(have), func(i int) (*results.PointResult, error) {
+		p, err := store.Get(have[i])
+		if err == nil {
+			slim.Points = append(slim.Points, slimPoint(*p, i))
+		}
+		return p, err
+	})
+	if err == nil {
+		cfg := results.NewConfig(c.lf, c.sets)
+		cfg.Labels = results.PointLabels(c.lf) // a sweep's config lists every point's label
+		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), cfg)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("writing %s: %v", dir, err)
+	}
+	var plots []string
+	if !c.noPlots && c.shards < 2 && !res.Partial {
+		if plots, err = results.WritePlots(dir, &slim, c.plots); err != nil {
+			return nil, nil, err
+		}
+	}
+	m := &results.SweepMeta{Points: len(have), Resumed: resumed, Plots: plots}
 	stop := "complete"
 	if res.Partial {
 		stop = "interrupted"
 	}
-	m := &results.SweepMeta{Meta: results.NewMeta(version, c.file, args, w0.Run.Seed, started), Jobs: c.jobs, Points: len(res.Points)}
-	m.Partial, m.StopReason = res.Partial, stop
+	if err := c.writeMeta(dir, stop, started, m); err != nil {
+		return nil, nil, err
+	}
+	if !res.Partial {
+		err = store.Remove()
+	}
+	return &slim, m, err
+}
+
+// slimPoint is point p without its statistics, and without its time
+// series past the first PlotCurvesMax points: what summaries, warnings
+// and plots read, small enough to hold thousands of.
+func slimPoint(p results.PointResult, i int) results.PointResult {
+	p.Stats = nil
+	if i >= results.PlotCurvesMax {
+		p.Series = nil
+	}
+	return p
+}
+
+// writeMeta writes meta.json with stop reason stop (m: the figures known
+// so far; nil at the start).
+func (c *sweepCmd) writeMeta(dir, stop string, started time.Time, m *results.SweepMeta) error {
+	if m == nil {
+		m = &results.SweepMeta{}
+	}
+	m.Meta = results.NewMeta(version, c.lf, c.args, started)
+	m.Jobs, m.Partial, m.StopReason = c.jobs, stop != "complete", stop
+	m.Sets = c.sets
 	if c.shards > 1 {
 		m.Shard = fmt.Sprintf("%d/%d", c.shard, c.shards)
 	}
-	cfg := results.NewConfig(c.lf, c.sets)
-	cfg.Labels = results.PointLabels(c.lf) // a sweep's config lists every point's label
-	err := results.WriteResults(dir, res)
-	if err == nil {
-		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), cfg)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("writing %s: %v", dir, err)
-	}
-	if !c.noPlots && c.shards < 2 && !res.Partial {
-		if m.Plots, err = results.WritePlots(dir, res, c.plots); err != nil {
-			return nil, err
-		}
-	}
 	m.WallSeconds = time.Since(started).Seconds()
 	if err := results.WriteJSON(filepath.Join(dir, results.MetaJSON), m); err != nil {
-		return nil, fmt.Errorf("writing %s: %v", dir, err)
+		return fmt.Errorf("writing %s: %v", dir, err)
 	}
-	return m, nil
+	return nil
 }
 
 // plotFlags adds --x, --metric and --no-plots to fs.

@@ -37,7 +37,7 @@ func TestSweepOutputIsIdenticalWhateverJobsAndHasPlots(t *testing.T) {
 		require.NoError(t, err, f)
 		require.Greater(t, st.Size(), int64(1000), f)
 	}
-	require.Contains(t, readFile(t, filepath.Join(a, "results.csv")), "regions.data.pages=65536,lookups,translate")
+	require.Contains(t, readFile(t, filepath.Join(a, "results.csv")), "\n8,65536,generator,lookups,,translate,")
 }
 
 func TestMergedShardsGiveTheUnshardedSweepOutput(t *testing.T) {

@@ -94,7 +94,7 @@ func (s *Scenario) Run(out io.Writer) error {
 // between two hosts.
 func (r *runner) build() error {
 	for i, h := range r.s.Hosts {
-		link, err := pcie.New(h.Name+".PCIe", pcie.DefaultSpec(), r.env)
+		link, err := pcie.New(h.Name+".PCIe", pcie.DefaultSpec(), r.env, sim.ClockDomain{Name: h.Name + ".Clock", Period: sim.Tick(h.Spec.ClockPeriodPS)})
 		if err != nil {
 			return err
 		}

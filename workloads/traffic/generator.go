@@ -53,6 +53,7 @@ type generator struct {
 
 	tracer sim.Tracer
 	tracks []string
+	series *genSeries
 }
 
 type genSlot struct {
@@ -98,7 +99,7 @@ func newGenerator(m *Model, cfg *workloads.Generator, seed uint64, warmEnd sim.T
 	if tr != nil {
 		g.tracks = make([]string, n)
 		for i := range g.tracks {
-			g.tracks[i] = fmt.Sprintf("%s/stream%d/slot%d", cfg.Name, i/cfg.Outstanding, i%cfg.Outstanding)
+			g.tracks[i] = fmt.Sprintf("Generator %s/stream %d slot %d", cfg.Name, i/cfg.Outstanding, i%cfg.Outstanding)
 		}
 	}
 	if a := cfg.Arrival; a != nil {
@@ -229,11 +230,10 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 	st.inflight--
 	st.free = append(st.free, uint32(index))
 	if g.tracer != nil {
-		name := g.cfg.Kind
-		if reason != "" {
-			name += " failed: " + reason
-		}
-		g.tracer.Span(g.tracks[index], name, sl.started, now)
+		g.trace(index, sl, reason, now)
+	}
+	if g.series != nil {
+		g.series.record(now, now-sl.arrived, sl.op.Bytes, reason != "")
 	}
 	if now >= g.warmEnd && !g.done {
 		g.windowDone++
@@ -260,6 +260,24 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 		g.startStream(now, sl.op.Stream)
 	}
 	g.m.Kick()
+}
+
+// trace records operation index as a span from its start to now on its
+// slot's track; an open-loop operation that waited in the backlog has a
+// "backlog" phase from its arrival.
+func (g *generator) trace(index uint64, sl *genSlot, reason string, now sim.Tick) {
+	name, status := g.cfg.Kind, "ok"
+	if reason != "" {
+		name += " failed: " + reason
+		status = reason
+	}
+	s := &sim.Span{Track: g.tracks[index], Name: name, Start: sl.arrived, End: now,
+		Args: []sim.Arg{{Key: "generator", Value: g.cfg.Name}, {Key: "stream", Value: sl.op.Stream}, {Key: "slot", Value: index},
+			{Key: "bytes", Value: sl.op.Bytes}, {Key: "status", Value: status}, {Key: "measured", Value: sl.arrived >= g.warmEnd}}}
+	if sl.started > sl.arrived {
+		s.Phases = []sim.Phase{{Name: "backlog", Start: sl.arrived, End: sl.started}, {Name: g.cfg.Kind, Start: sl.started, End: now}}
+	}
+	g.tracer.Span(s)
 }
 
 // failureCounts lists failure reasons sorted by name.

@@ -42,8 +42,8 @@ func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {
 	for i := 1; i < len(thr); i++ {
 		require.GreaterOrEqual(t, thr[i], 0.97*thr[i-1], "more QPs never lower the rate much")
 	}
-	require.InDelta(t, thr[4], thr[3], 0.03*thr[3], "saturated: 16 QPs no faster than 8")
-	require.Greater(t, p50[4], 4*p50[2], "past saturation more QPs queue")
+	require.InDelta(t, thr[4], thr[3], 0.1*thr[3], "saturated: 16 QPs little faster than 8")
+	require.Greater(t, p50[4], 1.5*p50[3], "past saturation more QPs queue")
 }
 
 // The same file and seed give byte-identical results.

@@ -44,7 +44,7 @@ func TestFastRegisterInvalidateRunsAndReportsParts(t *testing.T) {
 	require.Equal(t, "invalidate", g.Parts[1].Kind)
 	require.NotZero(t, g.Parts[0].Completed)
 	require.Less(t, g.Parts[0].LatencyNS.P50, g.LatencyNS.P50, "the FastRegister's CQE comes before the chain's end")
-	require.InDelta(t, g.ThroughputMops*4096*8/1e3, g.GoodputGbps, 1e-6, "1 page (4 KiB) per chain")
+	require.InEpsilon(t, g.ThroughputMops*4096*8/1e3, g.GoodputGbps, 1e-5, "1 page (4 KiB) per chain (both to 6 digits)")
 	require.NotZero(t, statValue(t, p, "NIC.FastRegister.Completed"))
 	require.NotZero(t, statValue(t, p, "NIC.Invalidate.CQEs"))
 }

@@ -36,28 +36,36 @@ generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+strconv.Itoa(c
 	}
 }
 
-// TestLatencyCDFIsMonotoneAndSpansMinToMax: the CDF in results runs from the
-// minimum to the maximum latency, never decreasing, with the summary's
-// percentiles on it.
-func TestLatencyCDFIsMonotoneAndSpansMinToMax(t *testing.T) {
+// TestLatencyBucketsCoverEverySampleFromMinToMax: the histogram kept in
+// results holds every measured sample, in increasing, non-overlapping
+// buckets from the minimum to the maximum latency, with the median inside
+// the bucket where half the samples are reached.
+func TestLatencyBucketsCoverEverySampleFromMinToMax(t *testing.T) {
 	f, err := workloads.Load(writeTemp(t, `name: cdf
 adapter: {preset: e5-gen3x8}
 run: {seed: 5, warmup_us: 10, duration_us: 100}
-generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, size_bytes: {uniform: {min: 64, max: 4096}}}]
+generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, outstanding: 16, size_bytes: {uniform: {min: 64, max: 4096}}}]
 `), workloads.Options{})
 	require.NoError(t, err)
 	res, err := RunFile(f, RunOptions{})
 	require.NoError(t, err)
 	l := res.Points[0].Generators[0].LatencyNS
-	require.Len(t, l.CDF, len(results.CDFLevels))
-	require.Equal(t, l.Min, l.CDF[0].NS)
-	require.Equal(t, l.Max, l.CDF[len(l.CDF)-1].NS)
-	for i := 1; i < len(l.CDF); i++ {
-		require.GreaterOrEqual(t, l.CDF[i].NS, l.CDF[i-1].NS, "q=%v", l.CDF[i].Q)
-		if l.CDF[i].Q == 0.5 {
-			require.Equal(t, l.P50, l.CDF[i].NS)
+	bs, err := l.Buckets()
+	require.NoError(t, err)
+	require.NotEmpty(t, bs)
+	require.LessOrEqual(t, len(bs), results.LatencyBucketsMax)
+	var n uint64
+	median := false
+	for _, b := range bs {
+		if n < (l.Count+1)/2 && n+b.Count >= (l.Count+1)/2 {
+			median = l.P50*1e3 >= float64(b.LoPS) && l.P50*1e3 <= float64(b.HiPS)
 		}
+		n += b.Count
 	}
+	require.Equal(t, l.Count, n)
+	require.LessOrEqual(t, float64(bs[0].LoPS), l.Min*1e3)
+	require.GreaterOrEqual(t, float64(bs[len(bs)-1].HiPS), l.Max*1e3)
+	require.True(t, median, "p50 %v ns lies in the bucket holding the median sample", l.P50)
 }
 
 // TestColdFillWarningFlagsACacheStillWarming: a window in which the MTT

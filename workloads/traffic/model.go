@@ -118,7 +118,7 @@ const hostBase = 0x10_0000_0000
 // NIC.TPT).
 func Build(w *workloads.Workload) (*Model, error) {
 	env := sim.NewEnv(w.Run.Seed)
-	link, err := pcie.New(LinkName, w.Adapter.PCIe, env)
+	link, err := pcie.New(LinkName, w.Adapter.PCIe, env, nicClock(w))
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +152,11 @@ func Build(w *workloads.Workload) (*Model, error) {
 		host = (host + 1<<mtt.PageShift2M - 1) &^ (1<<mtt.PageShift2M - 1)
 	}
 	return m, nil
+}
+
+// nicClock is the adapter's NIC clock, which the DMA engine runs on.
+func nicClock(w *workloads.Workload) sim.ClockDomain {
+	return sim.ClockDomain{Name: NICName + ".Clock", Period: sim.Tick(w.Adapter.NIC.ClockPeriodPS)}
 }
 
 func (m *Model) register(r workloads.Region, host uint64) (BuiltRegion, error) {
@@ -228,7 +233,7 @@ func (k kickHandler) Handle(now sim.Tick, _ uint64) {
 // (so its own host memory), joined to the NIC by a wire of nic's defaults;
 // their statistics register under B.NIC.PCIe and B.NIC.
 func (m *Model) buildHostB(w *workloads.Workload, spec nic.Spec) error {
-	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env)
+	link, err := pcie.New(BLinkName, w.Adapter.PCIe, m.Env, nicClock(w))
 	if err != nil {
 		return err
 	}
@@ -246,6 +251,24 @@ func (m *Model) buildHostB(w *workloads.Workload, spec nic.Spec) error {
 	if err := b.Register(m.Registry); err != nil {
 		return err
 	}
+	if err := registerWire(m.Registry, wire); err != nil {
+		return err
+	}
 	m.B, m.BLink, m.Wire = b, link, wire
+	return nil
+}
+
+// registerWire registers the wire's packet and byte counters per direction
+// (AtoB: host a to host b) under WireName.
+func registerWire(reg *sim.Registry, w *nic.Wire) error {
+	for d, dir := range []string{"AtoB", "BtoA"} {
+		p := WireName + "." + dir
+		if err := reg.Counter(p+".Packets", "packets", "packets sent "+dir, &w.Stats.Packets[d]); err != nil {
+			return err
+		}
+		if err := reg.Counter(p+".Bytes", "bytes", "bytes sent "+dir+", headers included", &w.Stats.Bytes[d]); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -73,6 +73,8 @@ type pointRun struct {
 	warm     sim.Tick
 	end      sim.Tick
 	warmSnap snapshot
+	sampler  *traceSampler // counter tracks of a traced point
+	clock    seriesClock   // intervals of the point's time series
 }
 
 // RunPoint builds the model of one workload and runs it in slices of
@@ -97,9 +99,16 @@ func RunPoint(w *workloads.Workload, opts RunOptions) (*results.PointResult, err
 	}
 	r := &pointRun{w: w, m: m}
 	r.start()
+	if opts.Tracer != nil {
+		r.sampler = newTraceSampler(opts.Tracer, m, r.t0, r.end)
+	}
 	stop, err := r.advance(opts)
 	if err != nil {
 		return nil, err
+	}
+	if r.sampler != nil {
+		r.sampler.sample(m.Env.Engine.Now())
+		r.sampler.finish(m.Env.Meters)
 	}
 	return r.result(stop), nil
 }
@@ -115,8 +124,10 @@ func (r *pointRun) start() {
 		r.end = r.warm + usToTick(run.DurationUS)
 	}
 	r.m.WarmEnd = r.warm
+	r.clock = newSeriesClock(r.t0, r.warm, r.end)
 	for _, g := range r.m.gens {
 		g.warmEnd, g.stopArr, g.nextArr = r.warm, r.end, float64(r.t0)
+		g.series = newGenSeries(&r.clock)
 	}
 	if r.warm == r.t0 {
 		r.warmSnap = takeSnapshot(r.m, r.t0)
@@ -134,12 +145,18 @@ func (r *pointRun) start() {
 func (r *pointRun) advance(opts RunOptions) (string, error) {
 	eng := r.m.Env.Engine
 	slice := min(SliceMax, max(r.end/100, sim.NS))
+	if r.sampler != nil {
+		slice = min(slice, r.sampler.every) // slices only stop the engine between events: results stay the same
+	}
 	stop := "duration"
 	if r.w.Run.DurationUS == 0 {
 		stop = "sim_time_max"
 	}
 	for eng.Now() < r.end {
 		eng.RunUntil(min(eng.Now()+slice, r.end))
+		if r.sampler != nil {
+			r.sampler.sample(eng.Now())
+		}
 		if err := r.m.failed(); err != nil {
 			return "", err
 		}
@@ -214,5 +231,19 @@ func (r *pointRun) result(stop string) *results.PointResult {
 	}
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
 	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
+	pr.Series = r.series(tEnd)
+	results.Round(pr)
 	return pr
+}
+
+// series is the point's time series up to the interval holding tEnd.
+func (r *pointRun) series(tEnd sim.Tick) *results.Series {
+	c := &r.clock
+	end := c.index(max(tEnd, c.base+1)-1) + 1
+	s := &results.Series{IntervalPS: uint64(c.width), StartPS: uint64(c.base - c.t0), WarmupPS: uint64(c.warm - c.t0), EndPS: uint64(tEnd - c.t0),
+		Resources: resourceSeries(r.m.Env.Meters, c.t0)}
+	for _, g := range r.m.gens {
+		s.Generators = append(s.Generators, g.series.result(g.cfg.Name, end))
+	}
+	return s
 }

@@ -27,9 +27,9 @@ func TestEveryKindHasASource(t *testing.T) {
 // pcie-bench median, 546 ns (docs/sources.md 1.1), so a closed loop of one
 // completes one read per 546 ns.
 func TestClosedLoopOfOneReadRunsAtTheRoundTrip(t *testing.T) {
-	r := runSrc(t, "run: {warmup_us: 1, duration_us: 100}\ngenerators: [{name: rd, kind: dma_read, size_bytes: 64}]\n")
+	r := runSrc(t, "adapter: {preset: nfp6000-e5}\nrun: {warmup_us: 1, duration_us: 100}\ngenerators: [{name: rd, kind: dma_read, size_bytes: 64}]\n")
 	g := r.Points[0].Generators[0]
-	require.InDelta(t, 546, g.LatencyNS.P50, 1)
+	require.InDelta(t, 546, g.LatencyNS.P50, 4, "the median of ~180 reads of the host's spread (docs/sources.md 1.1)")
 	require.InDelta(t, 1000/546.0, g.ThroughputMops, 0.02)
 	require.Equal(t, "duration", r.Points[0].StopReason)
 	require.False(t, r.Partial)

@@ -20,6 +20,14 @@ type SweepOptions struct {
 	Interrupted func() bool
 	// Progress is told how many of this shard's points are done.
 	Progress func(done, total int)
+	// Skip, if set, says which points (by index in the sweep) are done
+	// already (a resumed sweep): they are not run, and count as done.
+	Skip func(k int) bool
+	// OnPoint, if set, receives each point (by index in the sweep) as it
+	// finishes, one call at a time; the Result then holds no points, so a
+	// sweep of any size keeps one point per job in memory. An error stops
+	// the sweep.
+	OnPoint func(k int, pr *results.PointResult) error
 }
 
 // RunSweep runs this shard's points of f on up to Jobs goroutines and
@@ -33,6 +41,16 @@ func RunSweep(f *workloads.File, opts SweepOptions) (*results.Result, error) {
 	idx, err := workloads.ShardPoints(len(f.Points), opts.Shard, opts.Shards)
 	if err != nil {
 		return nil, err
+	}
+	skipped := 0
+	if opts.Skip != nil {
+		todo := idx[:0:0]
+		for _, k := range idx {
+			if !opts.Skip(k) {
+				todo = append(todo, k)
+			}
+		}
+		skipped, idx = len(idx)-len(todo), todo
 	}
 	jobs := max(opts.Jobs, 1)
 	w0 := f.Points[0]
@@ -64,14 +82,20 @@ func RunSweep(f *workloads.File, opts SweepOptions) (*results.Result, error) {
 				}
 				pr, err := RunPoint(f.Points[idx[k]], RunOptions{Interrupted: interrupted})
 				out[k], errs[k] = pr, err
-				if err != nil {
+				if err == nil && opts.OnPoint != nil {
+					mu.Lock()
+					errs[k] = opts.OnPoint(idx[k], pr)
+					mu.Unlock()
+					out[k] = &results.PointResult{Partial: pr.Partial}
+				}
+				if errs[k] != nil {
 					stopped.Store(true)
 					return
 				}
 				n := int(done.Add(1))
 				if opts.Progress != nil {
 					mu.Lock()
-					opts.Progress(n, len(idx))
+					opts.Progress(skipped+n, skipped+len(idx))
 					mu.Unlock()
 				}
 			}
@@ -88,9 +112,11 @@ func RunSweep(f *workloads.File, opts SweepOptions) (*results.Result, error) {
 			res.Partial = true // never started: interrupted
 			continue
 		}
-		res.Points = append(res.Points, *out[k])
 		if out[k].Partial {
 			res.Partial = true
+		}
+		if opts.OnPoint == nil {
+			res.Points = append(res.Points, *out[k])
 		}
 	}
 	return res, nil

@@ -1,0 +1,160 @@
+package pcie
+
+import "github.com/nicsim/nicsim/sim"
+
+// path is one request path of the NIC's DMA engine: reads or writes. A
+// request waits in a bounded queue for one of the path's channels. A
+// channel starts on a NIC clock edge and works on one request at a time:
+// RequestCycles before the request's first TLP is ready, then TLPsPerCycle
+// TLPs a cycle, so a request of n TLPs holds its channel
+// RequestCycles + ceil(n/TLPsPerCycle) - 1 cycles. The request enters the
+// path's lane when its channel starts; the lane hands TLPs to the upstream
+// transmitter in request order as they become ready (posted writes stay in
+// order; reads keep it too). A request leaves the queue's count when its
+// last TLP is taken by the transmitter.
+//
+// MSI-X goes through the write path at no cost, so it follows the writes
+// requested before it.
+type path struct {
+	d        *DMA
+	write    bool
+	depth    int          // requests accepted and not yet fully taken by the link, at most
+	queued   int          // such requests now (MSI-X excluded)
+	wait     ring[uint32] // requests waiting for a channel, oldest first
+	channels int
+	busy     int // channels working
+	clock    sim.ClockDomain
+	reqTicks sim.Tick // RequestCycles as time
+	perCycle uint64   // TLPs a channel cuts per cycle
+	unit     uint64   // TLP boundary: MPS for writes, MRRS for reads
+	lane     ring[uint32]
+	meter    *sim.Meter // channels in use
+	freeEv   channelFree
+	scratch  tlp
+}
+
+// channelFree is a channel of p finishing its request.
+type channelFree struct{ p *path }
+
+func (e channelFree) Handle(now sim.Tick, arg uint64) {
+	p := e.p
+	p.busy--
+	p.meter.Set(now, uint64(p.busy))
+	p.startNext(now)
+}
+
+func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
+	s := d.l.spec
+	p := path{d: d, write: write, clock: clock}
+	if write {
+		p.depth, p.channels, p.unit = s.DMAWriteQueueDepth, s.DMAWriteChannels, uint64(s.MPSBytes)
+		p.reqTicks, p.perCycle = clock.CyclesToTicks(sim.Cycles(s.WriteRequestCycles)), uint64(s.WriteTLPsPerCycle)
+	} else {
+		p.depth, p.channels, p.unit = s.DMAReadQueueDepth, s.DMAReadChannels, uint64(s.MRRSBytes)
+		p.reqTicks, p.perCycle = clock.CyclesToTicks(sim.Cycles(s.ReadRequestCycles)), uint64(s.ReadTLPsPerCycle)
+	}
+	return p
+}
+
+// tlps is the number of TLPs a request of bytes at addr is cut into: one
+// per unit-aligned block it touches.
+func (p *path) tlps(addr, bytes uint64) uint64 {
+	return (addr+bytes-1)/p.unit - addr/p.unit + 1
+}
+
+// enqueue adds request i and starts it if a channel is free.
+func (p *path) enqueue(now sim.Tick, i uint32) {
+	p.wait.push(i)
+	p.startNext(now)
+}
+
+// startNext gives waiting requests to free channels, each starting on the
+// next NIC clock edge (at once when a request costs no cycles, as in
+// IdealSpec).
+func (p *path) startNext(now sim.Tick) {
+	started := false
+	for p.wait.len() > 0 && p.busy < p.channels {
+		i := p.wait.pop()
+		r := &p.d.reqs[i]
+		s := now
+		if p.reqTicks > 0 {
+			s = p.clock.NextEdge(now)
+		}
+		hold := sim.Tick(0)
+		if !r.msix {
+			n := p.tlps(r.addr, r.bytes)
+			hold = p.reqTicks + p.clock.CyclesToTicks(sim.Cycles((n+p.perCycle-1)/p.perCycle-1))
+		}
+		r.cutAt = s
+		if !r.msix {
+			r.cutAt += p.reqTicks
+		}
+		r.seq = p.d.l.up.nextSeq()
+		p.lane.push(i)
+		started = true
+		if free := s + hold; free > now {
+			p.busy++
+			p.d.l.eng.After(free-now, sim.PrioDefault, p.freeEv, 0)
+		}
+	}
+	p.meter.Set(now, uint64(p.busy))
+	if started {
+		p.d.l.up.kick()
+	}
+}
+
+// ready is when the next TLP of the lane's head request may go: its k-th
+// TLP is cut floor(k/TLPsPerCycle) cycles after the first.
+func (p *path) ready(r *dmaReq) sim.Tick {
+	return r.cutAt + p.clock.CyclesToTicks(sim.Cycles(r.taken/p.perCycle))
+}
+
+// peek offers the lane's next TLP: an MWr of at most MPS or an MRd of at
+// most MRRS, on naturally aligned boundaries; an MRd also needs a free tag.
+func (p *path) peek(now sim.Tick) (*tlp, sim.Tick) {
+	if p.lane.len() == 0 {
+		return nil, sim.MaxTick
+	}
+	d := p.d
+	i := p.lane.peek()
+	r := &d.reqs[i]
+	if at := p.ready(r); at > now {
+		return nil, at
+	}
+	cur := r.addr + r.off
+	n := min(r.bytes-r.off, p.unit-cur%p.unit)
+	if p.write {
+		p.scratch = tlp{kind: KindMWr, class: classP, addr64: d.l.spec.Addr64 && !r.msix, msix: r.msix,
+			payload: n, addr: cur, seq: r.seq, ref: i, last: r.off+n == r.bytes}
+		return &p.scratch, 0
+	}
+	if !d.tagFree(now) {
+		return nil, sim.MaxTick
+	}
+	p.scratch = tlp{kind: KindMRd, class: classNP, addr64: d.l.spec.Addr64, reqBytes: n, addr: cur,
+		seq: r.seq, ref: i, last: r.off+n == r.bytes}
+	return &p.scratch, 0
+}
+
+// take commits the TLP peek offered: it starts on the wire.
+func (p *path) take(now sim.Tick, t *tlp) {
+	d := p.d
+	r := &d.reqs[t.ref]
+	if p.write {
+		r.off += t.payload
+	} else {
+		d.takeTag(now, t)
+		r.off += t.reqBytes
+	}
+	r.taken++
+	if !t.last {
+		return
+	}
+	p.lane.pop()
+	if !r.msix {
+		p.queued--
+		d.roomFreed()
+	}
+}
+
+func (p *path) sent(now sim.Tick, t *tlp) {}

@@ -1,0 +1,130 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"sort"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// UtilisationCurvesMax is how many resources the utilisation-over-time
+// plot shows: the busiest of each point, by mean utilisation.
+const UtilisationCurvesMax = 8
+
+// WriteTimeseriesPlots draws the time series of r's points (throughput,
+// p99 latency and the busiest resources' utilisation over time, the end of
+// warm-up marked) as PNG and SVG in dir, and returns the files written.
+func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
+	var files []string
+	for _, f := range []struct {
+		stem, y string
+		add     func(fig *figure, p *PointResult, prefix string)
+	}{
+		{"timeseries-throughput", "throughput (Mops/s)", addGenCurves(func(g *GenSeries, k int, sec float64) (float64, bool) {
+			return float64(g.Completed[k]) / sec / 1e6, true
+		})},
+		{"timeseries-latency_p99", "p99 latency (ns)", addGenCurves(func(g *GenSeries, k int, _ float64) (float64, bool) {
+			return g.P99NS[k], g.LatencyCount[k] > 0
+		})},
+		{"timeseries-utilisation", "utilisation", addResourceCurves},
+	} {
+		fig := newFigure(fmt.Sprintf("%s: %s over time", r.Workload, f.y), "time since setup (µs)", f.y)
+		var warm uint64
+		for i := range r.Points {
+			p := &r.Points[i]
+			if p.Series == nil {
+				continue
+			}
+			warm = p.Series.WarmupPS
+			prefix := ""
+			if len(r.Points) > 1 {
+				prefix = p.legend("") + " "
+			}
+			f.add(fig, p, prefix)
+		}
+		if fig.curves == 0 {
+			continue
+		}
+		markWarmup(fig, warm)
+		saved, err := save(fig, dir, f.stem, 4.5*vg.Inch)
+		files = append(files, saved...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// addGenCurves adds one curve per generator of a point: value(g, k, the
+// interval's seconds) at each interval's middle, where ok.
+func addGenCurves(value func(g *GenSeries, k int, sec float64) (float64, bool)) func(*figure, *PointResult, string) {
+	return func(fig *figure, p *PointResult, prefix string) {
+		s := p.Series
+		for gi := range s.Generators {
+			g := &s.Generators[gi]
+			var xy plotter.XYs
+			for k := range g.Completed {
+				start := s.StartPS + uint64(k)*s.IntervalPS
+				end := min(start+s.IntervalPS, max(s.EndPS, start+1))
+				if v, ok := value(g, k, float64(end-start)/1e12); ok {
+					xy = append(xy, plotter.XY{X: float64(start+end) / 2e6, Y: v})
+				}
+			}
+			addLine(fig, prefix+g.Name, xy)
+		}
+	}
+}
+
+// addResourceCurves adds the busiest resources of a point.
+func addResourceCurves(fig *figure, p *PointResult, prefix string) {
+	rs := append([]ResourceSeries(nil), p.Series.Resources...)
+	mean := func(r *ResourceSeries) float64 {
+		var s float64
+		for _, u := range r.Utilisation {
+			s += u
+		}
+		return s / float64(max(len(r.Utilisation), 1))
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return mean(&rs[i]) > mean(&rs[j]) })
+	for i := range rs[:min(len(rs), UtilisationCurvesMax)] {
+		r := &rs[i]
+		if mean(r) == 0 {
+			break
+		}
+		var xy plotter.XYs
+		for k, u := range r.Utilisation {
+			xy = append(xy, plotter.XY{X: (float64(r.StartPS) + (float64(k)+0.5)*float64(r.IntervalPS)) / 1e6, Y: u})
+		}
+		addLine(fig, prefix+r.Name, xy)
+	}
+}
+
+func addLine(fig *figure, name string, xy plotter.XYs) {
+	if len(xy) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return
+	}
+	l.LineStyle = curveStyle(fig.curves)
+	fig.add(name, l)
+}
+
+// markWarmup draws a grey dashed line where warm-up ends.
+func markWarmup(fig *figure, warmPS uint64) {
+	if warmPS == 0 {
+		return
+	}
+	x := float64(warmPS) / 1e6
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: fig.p.Y.Min}, {X: x, Y: fig.p.Y.Max}})
+	if err != nil {
+		return
+	}
+	l.Color = color.Gray{Y: 128}
+	l.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
+	fig.p.Add(l)
+	fig.legend.Add("end of warm-up", l)
+}

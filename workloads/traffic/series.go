@@ -1,0 +1,152 @@
+package traffic
+
+import (
+	"math/bits"
+	"sort"
+
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/sim"
+)
+
+// SeriesIntervals is how many intervals the measured window is cut into
+// for a point's time series (the window of an ops run is sim_time_max_us
+// less warm-up, so its series is coarse unless the run is long).
+const SeriesIntervals = 100
+
+// seriesClock places times into the intervals of a point's series: of
+// width `width`, aligned on the end of warm-up, reaching back into warm-up
+// at most SeriesWarmupIntervalsMax intervals and no earlier than the end
+// of setup.
+type seriesClock struct {
+	t0, base, width, warm sim.Tick
+	n                     int // intervals up to the planned end
+}
+
+func newSeriesClock(t0, warm, end sim.Tick) seriesClock {
+	width := max((end-warm+SeriesIntervals-1)/SeriesIntervals, sim.NS)
+	back := min((warm-t0)/width, results.SeriesWarmupIntervalsMax)
+	base := warm - back*width
+	return seriesClock{t0: t0, base: base, width: width, warm: warm, n: int((end - base + width - 1) / width)}
+}
+
+// index is the interval of time at, or -1 before the series starts.
+func (c *seriesClock) index(at sim.Tick) int {
+	if at < c.base {
+		return -1
+	}
+	return min(int((at-c.base)/c.width), c.n-1)
+}
+
+// genSeries collects one generator's completions per interval.
+type genSeries struct {
+	c                       *seriesClock
+	completed, failed, byts []uint64
+	lat                     []latSketch
+}
+
+func newGenSeries(c *seriesClock) *genSeries {
+	return &genSeries{c: c, completed: make([]uint64, c.n), failed: make([]uint64, c.n), byts: make([]uint64, c.n),
+		lat: make([]latSketch, c.n)}
+}
+
+// record counts an operation completed at now, failed or with its latency
+// and bytes.
+func (s *genSeries) record(now, latency sim.Tick, bytes uint64, failed bool) {
+	k := s.c.index(now)
+	if k < 0 {
+		return
+	}
+	s.completed[k]++
+	if failed {
+		s.failed[k]++
+		return
+	}
+	s.byts[k] += bytes
+	s.lat[k].record(uint64(latency))
+}
+
+// result is the series up to interval end (exclusive).
+func (s *genSeries) result(name string, end int) results.GenSeries {
+	gs := results.GenSeries{Name: name, Completed: s.completed[:end], Failed: s.failed[:end], Bytes: s.byts[:end]}
+	for k := 0; k < end; k++ {
+		l := &s.lat[k]
+		gs.LatencyCount = append(gs.LatencyCount, l.n)
+		gs.P50NS = append(gs.P50NS, l.quantile(0.5)/1e3)
+		gs.P99NS = append(gs.P99NS, l.quantile(0.99)/1e3)
+		gs.MaxNS = append(gs.MaxNS, float64(l.max)/1e3)
+	}
+	return gs
+}
+
+// latSketch is a small latency histogram: buckets 1/64 to 1/128 of their
+// value wide, kept only where samples fell.
+type latSketch struct {
+	n, max  uint64
+	buckets map[uint32]uint64
+}
+
+const sketchBits = 7 // mantissa bits of a bucket
+
+func sketchKey(v uint64) uint32 {
+	if v < 1<<sketchBits {
+		return uint32(v)
+	}
+	e := uint(bits.Len64(v)) - sketchBits
+	return uint32(e)<<sketchBits | uint32(v>>e)
+}
+
+// sketchMid is the middle of bucket k.
+func sketchMid(k uint32) float64 {
+	e := uint(k >> sketchBits)
+	if e == 0 {
+		return float64(k)
+	}
+	lo := uint64(k&(1<<sketchBits-1)) << e
+	return float64(lo) + float64(uint64(1)<<e)/2
+}
+
+func (l *latSketch) record(v uint64) {
+	if l.buckets == nil {
+		l.buckets = map[uint32]uint64{}
+	}
+	l.n++
+	l.max = max(l.max, v)
+	l.buckets[sketchKey(v)]++
+}
+
+// quantile is the nearest-rank quantile q (bucket middle, at most the
+// maximum); 0 without samples.
+func (l *latSketch) quantile(q float64) float64 {
+	if l.n == 0 {
+		return 0
+	}
+	keys := make([]uint32, 0, len(l.buckets))
+	for k := range l.buckets {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	rank := uint64(q*float64(l.n) + 0.999999999)
+	var seen uint64
+	for _, k := range keys {
+		seen += l.buckets[k]
+		if seen >= max(rank, 1) {
+			return min(sketchMid(k), float64(l.max))
+		}
+	}
+	return float64(l.max)
+}
+
+// resourceSeries are the meters' series over their window, when the run
+// loop has set one.
+func resourceSeries(ms *sim.Meters, t0 sim.Tick) []results.ResourceSeries {
+	from, width, n := ms.Intervals()
+	if n == 0 {
+		return nil
+	}
+	var out []results.ResourceSeries
+	for _, m := range ms.List() {
+		out = append(out, results.ResourceSeries{Name: m.Name(), Unit: m.Unit(), Capacity: m.Capacity(),
+			StartPS: uint64(from - t0), IntervalPS: uint64(width), Utilisation: m.Series()})
+	}
+	return out
+}
