@@ -55,6 +55,8 @@ type Adapter struct {
 	qps     []*QP
 	cqs     []*CQ
 	mrPool  uint32
+	nMRs    uint32      // MR objects in existence (Spec.MRsMax)
+	nMWs    uint32      // MW objects in existence (Spec.MWsMax)
 	mrs     byIndex[MR] // MR objects by key-table index (READ_SINK, remote invalidation)
 	mws     byIndex[MW] // window objects by key-table index (remote invalidation)
 	mem     *HostMemory

@@ -95,6 +95,7 @@ func (c *closer) closeWhen(successors bool, done RequestCompletion, ctx uint64) 
 
 // closeMR frees the MR's key-table entry (its tokens die) and MTT range.
 func (a *Adapter) closeMR(o *MR) {
+	a.nMRs--
 	a.freeMTT(o)
 	if a.mrs.at(o.Index()) == o {
 		a.mrs.set(o.Index(), nil)
@@ -105,6 +106,7 @@ func (a *Adapter) closeMR(o *MR) {
 // closeMW unbinds the window if it is bound (its token dies) and frees its
 // key-table entry.
 func (a *Adapter) closeMW(o *MW) {
+	a.nMWs--
 	o.closed = true
 	keys := a.tpt.Keys()
 	if e, _ := keys.Entry(o.Index()); e.State == mtt.StateValid {
@@ -140,12 +142,20 @@ func (a *Adapter) childClosed(pd *PD) {
 }
 
 func (a *Adapter) qpClosed(qp *QP) {
-	cq := qp.cq
+	a.cqReleased(qp.cq)
+	if qp.rcq != qp.cq {
+		a.cqReleased(qp.rcq)
+	}
+	a.childClosed(qp.pd)
+}
+
+// cqReleased: a QP using cq closed; a close of cq pending on it completes
+// with the last one (rule 64).
+func (a *Adapter) cqReleased(cq *CQ) {
 	cq.qps--
 	if cq.qps == 0 && cq.closed && cq.closeCB != nil {
 		cq.closeDone()
 	}
-	a.childClosed(qp.pd)
 }
 
 // qpRetired runs when the completion engine retired requests of a closing

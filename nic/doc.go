@@ -23,9 +23,13 @@
 // the provider has indicated the queue's deferred requests (rules 13/14).
 // What depends on state only the hardware sees (an MR still valid, a double
 // invalidate) fails as an error completion that moves the QP to the error
-// state; every later request of the QP then completes STATUS_CANCELLED in
-// post order (docs/ndk.md 5.1). All translation and protection state (MPT
-// entries, MTT entries, token validity) lives in package mtt.
+// state. One path (errorstate.go) serves every cause - an error completion,
+// a refusal by the QP's responder, NdkFlush: the requests that have not
+// begun executing and every posted receive complete STATUS_CANCELLED in
+// post order (docs/ndk.md 5.1). NdkFlush takes effect when it is called. A
+// receive that fails its own check completes with an error status. All
+// translation and protection state (MPT entries, MTT entries, token
+// validity) lives in package mtt.
 //
 // # Hardware path
 //

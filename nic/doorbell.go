@@ -46,8 +46,7 @@ func (d *doorbell) Handle(now sim.Tick, arg uint64) {
 	qpn := uint32(arg>>32) & qpnMask
 	qp := a.qps[qpn]
 	if arg&flushBit != 0 {
-		qp.err = true // NdkFlush: the QP is in the error state from now on
-		a.sched.activate(qp)
+		a.qpToError(qp, 0) // NdkFlush (already in effect since the call, post.go)
 	}
 	pi := widen(qp.posted, uint32(arg))
 	m := item{qp: qpn, idx: pi}

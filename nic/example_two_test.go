@@ -15,7 +15,7 @@ import (
 func Example_twoAdapters() {
 	env := sim.NewEnv(1)
 	host := func(name string) (*nic.Adapter, *nic.PD, *nic.CQ, *nic.QP) {
-		link, _ := pcie.New(name+".PCIe", pcie.DefaultSpec(), env)
+		link, _ := pcie.New(name+".PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(nic.DefaultSpec().ClockPeriodPS)})
 		a, _ := nic.New(name, nic.DefaultSpec(), env, link, link.DMA())
 		_, pd := a.CreatePD()
 		_, cq := a.CreateCQ(64)

@@ -30,11 +30,23 @@ func newMPTUpdate(a *Adapter, e *engine) *stage {
 
 func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
-	w := a.qps[m.qp].slot(m.idx)
+	qp := a.qps[m.qp]
+	w := qp.slot(m.idx)
 	if isData(w.op) {
-		return a.req.execute(s, a.qps[w.qpn], w, m.idx, now)
+		return a.req.execute(s, qp, w, m.idx, now)
 	}
 	if w.skip {
+		w.tExec = now
+		return acceptSync
+	}
+	if qp.cancels(m.idx) {
+		// 5.1: the QP entered the error state after this request passed
+		// validate, before it began executing: cancelled, no effect. Its
+		// interlock is released; a request of another QP that was checked
+		// against the state this one would have left meets the real state
+		// at its own commit.
+		cancel(w)
+		a.hazards.commit(w.tok.Index())
 		w.tExec = now
 		return acceptSync
 	}
@@ -47,10 +59,10 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	w.tExec = now
 	if err != nil {
 		// Only a consumer that closed the MR (rule 61) or re-initialised it
-		// while the request was in flight gets here: an error completion.
-		w.status, w.skip = StatusInvalidDeviceState, true
-		a.qps[w.qpn].err = true
-		a.Stats.ErrorCompletions++
+		// while the request was in flight, or a request checked against the
+		// state a cancelled one would have left, gets here: an error
+		// completion.
+		a.failRequest(qp, m.idx, StatusInvalidDeviceState)
 		return acceptSync
 	}
 	if err := a.tpt.WriteMPT(tok.Index(), &a.tptWrites, 0); err != nil {

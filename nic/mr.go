@@ -63,19 +63,20 @@ func (m *MR) Index() uint32 { return m.tok.Index() }
 // STATUS_INSUFFICIENT_RESOURCES.
 func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx uint64) (Status, *MR) {
 	var mr *MR
-	st := a.createKeyed(pd, func() (err error) { mr, err = a.allocMR(pd, fastRegister); return err },
+	st := a.createKeyed(pd, a.nMRs >= a.spec.MRsMax, func() (err error) { mr, err = a.allocMR(pd, fastRegister); return err },
 		pendingCall{create: done, ctx: ctx, pd: pd, fast: fastRegister})
 	return st, mr
 }
 
-// createKeyed is CreateMr and CreateMw: a full key table fails inline, an
-// entry from the pool is taken inline (alloc), otherwise a firmware command
-// makes the call pending (c, whose callback must be set).
-func (a *Adapter) createKeyed(pd *PD, alloc func() error, c pendingCall) Status {
+// createKeyed is CreateMr and CreateMw: a full key table or the adapter's
+// limit of objects of the kind (atLimit) fails inline, an entry from the
+// pool is taken inline (alloc), otherwise a firmware command makes the call
+// pending (c, whose callback must be set).
+func (a *Adapter) createKeyed(pd *PD, atLimit bool, alloc func() error, c pendingCall) Status {
 	if pd == nil || pd.closed {
 		return StatusInvalidHandle
 	}
-	if a.tpt.Keys().FreeEntries() == 0 {
+	if atLimit || a.tpt.Keys().FreeEntries() == 0 {
 		return StatusInsufficientResources
 	}
 	if a.mrPool > 0 {
@@ -94,11 +95,18 @@ func (a *Adapter) createKeyed(pd *PD, alloc func() error, c pendingCall) Status 
 	return StatusPending
 }
 
+// errObjectLimit: MRsMax MRs or MWsMax windows exist already.
+var errObjectLimit = errors.New("nic: the adapter's limit of objects of this kind is reached")
+
 func (a *Adapter) allocMR(pd *PD, fast bool) (*MR, error) {
+	if a.nMRs >= a.spec.MRsMax {
+		return nil, errObjectLimit
+	}
 	tok, err := a.tpt.Keys().Alloc(mtt.KindMR, pd.handle)
 	if err != nil {
 		return nil, err
 	}
+	a.nMRs++
 	pd.children++
 	mr := &MR{a: a, pd: pd, fastRegister: fast, tok: tok}
 	a.mrs.set(tok.Index(), mr)

@@ -20,19 +20,24 @@ func (w *MW) Index() uint32 { return w.tok.Index() }
 // CreateMw is NdkCreateMw (rule 46): a new, unbound window of pd. The
 // key-table entry comes from the same firmware-prepared pool as CreateMr
 // when the pool has one (inline SUCCESS, no callback); otherwise a firmware
-// command of FirmwareCommandNS (PENDING, done later). A full key table is
-// STATUS_INSUFFICIENT_RESOURCES inline.
+// command of FirmwareCommandNS (PENDING, done later). A full key table, or
+// MWsMax windows in existence, is STATUS_INSUFFICIENT_RESOURCES inline.
 func (a *Adapter) CreateMw(pd *PD, done func(ctx uint64, status Status, mw *MW), ctx uint64) (Status, *MW) {
 	var mw *MW
-	st := a.createKeyed(pd, func() (err error) { mw, err = a.allocMW(pd); return err }, pendingCall{createMw: done, ctx: ctx, pd: pd})
+	st := a.createKeyed(pd, a.nMWs >= a.spec.MWsMax, func() (err error) { mw, err = a.allocMW(pd); return err },
+		pendingCall{createMw: done, ctx: ctx, pd: pd})
 	return st, mw
 }
 
 func (a *Adapter) allocMW(pd *PD) (*MW, error) {
+	if a.nMWs >= a.spec.MWsMax {
+		return nil, errObjectLimit
+	}
 	tok, err := a.tpt.Keys().Alloc(mtt.KindMW, pd.handle)
 	if err != nil {
 		return nil, err
 	}
+	a.nMWs++
 	pd.children++
 	mw := &MW{a: a, pd: pd, tok: tok}
 	a.mws.set(tok.Index(), mw)

@@ -59,6 +59,9 @@ func (a *Adapter) checkFastRegister(qp *QP, mr *MR, pages []uint64, fbo uint32, 
 	if !mr.initialized {
 		return StatusInvalidDeviceState // 5.6: before NdkInitializeFastRegisterMr
 	}
+	if mr.pd != qp.pd {
+		return StatusInvalidParameter // 5.6: MR and QP of different PDs, as NdkBind (5.5)
+	}
 	n := uint64(len(pages))
 	if n == 0 || n > uint64(mr.initPages) {
 		return StatusInvalidParameter // 5.6, rule 35
@@ -197,25 +200,29 @@ func (a *Adapter) ring(qp *QP) {
 	qp.rung = pi
 }
 
-// Flush is NdkFlush: every pending request of the QP completes with
-// STATUS_CANCELLED (rule 8). The provider sends the NIC a flush command, an
-// 8 B MMIO write that also carries the producer index, so deferred requests
-// are indicated by it (rule 15). From its arrival the QP is in the error
-// state: requests not yet executed are cancelled in post order, and so are
-// later posts (5.1). Requests already past validate finish normally.
+// Flush is NdkFlush (docs/ndk.md rule 8, §5.1): every request of the QP
+// that the NIC has not begun executing when the call is made completes
+// STATUS_CANCELLED, in post order, with no effect (a cancelled FastRegister
+// or Bind leaves no valid token), and so does every posted receive; a
+// request already executing completes with its own status. The QP is in
+// the error state from the call on, so later posts are cancelled too.
+//
+// The provider also sends the NIC a flush command, an 8 B MMIO write that
+// carries the producer index, so requests posted but not yet indicated
+// (deferred, or whose doorbell is still on its way) reach the scheduler,
+// which completes them STATUS_CANCELLED (rule 15). The model applies the
+// QP's state change when the call is made, not when the command arrives:
+// a request the NIC picks up in between is cancelled, as rule 8 asks.
 func (a *Adapter) Flush(qp *QP) Status {
 	if qp == nil || qp.closed {
 		return StatusInvalidHandle
 	}
+	a.qpToError(qp, 0)
 	pi := qp.posted
 	a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+8, uint64(a.spec.DoorbellBytes), a.doorbell, flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
 	if pi > qp.rung {
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}
 	qp.rung = pi
-	// Rule 8: posted receives complete with STATUS_CANCELLED too. The model
-	// cancels them when the call is made (the send queue's flush takes
-	// effect when the command arrives).
-	a.flushReceives(qp)
 	return StatusSuccess
 }

@@ -12,7 +12,8 @@ type QP struct {
 	num       uint32
 	ctx       uint64
 	pd        *PD
-	cq        *CQ
+	cq        *CQ    // initiator CQ
+	rcq       *CQ    // receive CQ (the same as cq unless CreateQPWithCQs says otherwise)
 	depth     uint32 // initiator queue depth (WRs)
 	rqDepth   uint32
 	connected bool
@@ -36,6 +37,7 @@ type QP struct {
 	fetchBusy    bool
 	inSched      bool
 	err          bool   // error state (docs/ndk.md 5.1) or flushed
+	errFrom      uint64 // the error state cancels requests from this post index on
 	nicCompleted uint64 // next WR the completion engine retires
 	inDrain      bool
 	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6)
@@ -107,12 +109,20 @@ type wr struct {
 	tPost, tDoorbell, tFetched, tExec sim.Tick
 }
 
-// CreateQP is NdkCreateQp: a QP of pd whose initiator completions go to cq,
-// with the given queue depths; ctx is returned as QPContext in its results.
-// Depths beyond NDK_ADAPTER_INFO are STATUS_INVALID_PARAMETER (rule 9). The
-// QP starts unconnected. It completes inline.
+// CreateQP is NdkCreateQp with one CQ for both queues: a QP of pd whose
+// initiator and receive completions go to cq (CreateQPWithCQs).
 func (a *Adapter) CreateQP(pd *PD, cq *CQ, ctx uint64, initiatorDepth, receiveDepth uint32) (Status, *QP) {
-	if pd == nil || pd.closed || cq == nil || cq.closed {
+	return a.CreateQPWithCQs(pd, cq, cq, ctx, initiatorDepth, receiveDepth)
+}
+
+// CreateQPWithCQs is NdkCreateQp: a QP of pd whose receive completions go
+// to receiveCQ and initiator completions to initiatorCQ (the CQs may be the
+// same), with the given queue depths; ctx is returned as QPContext in its
+// results. Depths beyond NDK_ADAPTER_INFO are STATUS_INVALID_PARAMETER
+// (rule 9). The QP starts unconnected. It completes inline.
+func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64, initiatorDepth, receiveDepth uint32) (Status, *QP) {
+	cq, rcq := initiatorCQ, receiveCQ
+	if pd == nil || pd.closed || cq == nil || cq.closed || rcq == nil || rcq.closed {
 		return StatusInvalidHandle, nil
 	}
 	if initiatorDepth == 0 || initiatorDepth > a.info.MaxInitiatorQueueDepth || receiveDepth > a.info.MaxReceiveQueueDepth {
@@ -121,7 +131,7 @@ func (a *Adapter) CreateQP(pd *PD, cq *CQ, ctx uint64, initiatorDepth, receiveDe
 	if uint32(len(a.qps)) >= a.spec.QPsMax {
 		return StatusInsufficientResources, nil
 	}
-	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, depth: initiatorDepth, rqDepth: receiveDepth,
+	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, rcq: rcq, depth: initiatorDepth, rqDepth: receiveDepth,
 		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth)}
 	maxBlocks := 1 + (a.spec.InlinePageListEntriesMax*8+a.spec.WQEBytes-1)/a.spec.WQEBytes
 	qp.ringBlocks = uint64(initiatorDepth) * uint64(maxBlocks)
@@ -131,5 +141,8 @@ func (a *Adapter) CreateQP(pd *PD, cq *CQ, ctx uint64, initiatorDepth, receiveDe
 	a.qps = append(a.qps, qp)
 	pd.children++
 	cq.qps++
+	if rcq != cq {
+		rcq.qps++
+	}
 	return StatusSuccess, qp
 }

@@ -32,10 +32,11 @@ func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
 	return StatusSuccess
 }
 
-// writeRecvCQE writes the CQE of a receive to the QP's CQ by DMA. A full
-// CQ drops it and counts an overrun (the model does not stall receives).
+// writeRecvCQE writes the CQE of a receive to the QP's receive CQ by DMA.
+// A full CQ drops it and counts an overrun (the model does not stall
+// receives).
 func (a *Adapter) writeRecvCQE(qp *QP, rw recvWR, st Status, bytes uint32, typ OpType, spec uint64) {
-	cq := qp.cq
+	cq := qp.rcq
 	if cq.full() {
 		a.Stats.CQOverruns++
 		return

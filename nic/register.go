@@ -1,13 +1,20 @@
 package nic
 
-import "github.com/nicsim/nicsim/sim"
+import (
+	"fmt"
+
+	"github.com/nicsim/nicsim/sim"
+)
 
 // RegisterMr is NdkRegisterMr (docs/ndk.md 2.D, seed REGISTER_MR): register
 // [chain[0].VirtualAddress, +length) of the MDL chain over the normal MR mr
 // with flags. The work takes firmware time, so a call that passes the
 // inline checks returns STATUS_PENDING and done runs exactly once (rule 1)
 // when the registration is in the NIC; the tokens are valid from then on
-// (rule 24). See firmware.go for the command path and its costs.
+// (rule 24). See firmware.go for the command path and its costs. With
+// Spec.RegisterMrInline, a call made outside an event handler waits for
+// the command instead (the simulated clock runs on meanwhile) and returns
+// its status inline, STATUS_SUCCESS, without calling done (rule 1).
 //
 // Inline failures (nothing changes, no callback): INVALID_HANDLE (closed
 // MR); INVALID_DEVICE_REQUEST for a fast-register MR (rule 16, 5.6);
@@ -45,6 +52,11 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	if !ok {
 		return StatusInsufficientResources
 	}
+	wait := a.spec.RegisterMrInline && !a.eng.InEvent()
+	var final *Status
+	if wait {
+		done = func(_ uint64, s Status) { final = &s }
+	}
 	mr.mttOff, mr.mttCount = off, uint32(n)
 	mr.reg, mr.fwBusy = regRegistering, true
 	mr.flags, mr.va, mr.len, mr.npages = flags, chain[0].VirtualAddress, length, uint32(n)
@@ -56,6 +68,14 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	c.mailbox = a.host.alloc(n * 8)
 	a.Stats.recordPost(kindRegisterMr, a.eng.Now())
 	f.hostWork(sim.Tick(n)*sim.Tick(a.spec.PinPSPerPage), fwEvPinned, id)
+	if wait {
+		for final == nil && a.eng.Step() {
+		}
+		if final == nil {
+			panic(fmt.Sprintf("nic: %s: NdkRegisterMr's firmware command never completed", a.name))
+		}
+		return *final
+	}
 	return StatusPending
 }
 

@@ -47,6 +47,14 @@ func (r *requester) Handle(now sim.Tick, arg uint64) {
 // MPT update).
 func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) acceptResult {
 	a := r.a
+	if !w.skip && qp.cancels(idx) {
+		// 5.1: the QP entered the error state before this request began
+		// executing: cancelled, nothing goes on the wire.
+		if w.op == OpRead {
+			r.readDone(qp) // counted outstanding at validate
+		}
+		cancel(w)
+	}
 	if w.skip {
 		w.tExec = now
 		return acceptSync
@@ -63,10 +71,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		if w.op == OpRead {
 			r.readDone(qp)
 		}
-		w.status, w.skip = StatusAccessViolation, true
-		qp.err = true
-		a.Stats.ErrorCompletions++
-		a.sched.activate(qp)
+		a.failRequest(qp, idx, StatusAccessViolation)
 		w.tExec = now
 		return acceptSync
 	}
@@ -142,13 +147,16 @@ func (r *requester) answer(now sim.Tick, p packet) {
 	case pktNak:
 		w.status = p.status
 		if !qp.err {
-			qp.err = true
 			a.Stats.ErrorCompletions++
-			a.sched.activate(qp)
 		}
+		a.qpToError(qp, p.wrIdx+1) // 5.1, 5.4
 	case pktReadResp:
 		defer a.wire.release(p.data)
-		if len(p.data) > 0 && !qp.err {
+		cancelled := qp.cancels(p.wrIdx) // 5.1: its QP entered the error state
+		if len(p.data) > 0 && cancelled {
+			w.status = StatusCancelled // nothing is placed
+		}
+		if len(p.data) > 0 && !cancelled {
 			// Place the data: checked at execute; written now, DMA charged.
 			pages, off, ok := r.localCheck(qp, w, mtt.AccessLocalWrite)
 			if ok {
@@ -156,7 +164,9 @@ func (r *requester) answer(now sim.Tick, p packet) {
 				a.dataDMA.payload(true, r, pages[0]+off, uint64(len(p.data)), reqEvPlaced|uint64(qp.num)<<32|p.wrIdx%uint64(qp.depth))
 				return
 			}
-			w.status = StatusAccessViolation
+			// The sink was invalidated while the Read was in flight: an
+			// error completion, no byte placed, the QP to error (5.1).
+			a.failRequest(qp, p.wrIdx, StatusAccessViolation)
 		}
 	}
 	r.finish(qp, p.wrIdx, now)

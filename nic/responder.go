@@ -179,7 +179,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 	}
 	if o.nak != 0 {
 		if o.qpErr {
-			a.qpToError(qp)
+			a.refusedBy(qp)
 		}
 		o.state = rxDone
 		return
@@ -212,7 +212,14 @@ func (r *responder) issue(now sim.Tick, id int) {
 
 // issueSend places a Send in the next posted receive; SendAndInvalidate
 // checks the token it must invalidate first (rule 57: an invalid token
-// aborts the connection).
+// aborts the connection). The receive's own checks come next: a buffer
+// too small for the message completes it STATUS_BUFFER_OVERFLOW (ND
+// `IND2QueuePair.md`), a buffer its token does not grant for local write
+// (dead token, an MR of another PD, no local-write right, out of bounds)
+// STATUS_ACCESS_VIOLATION (docs/ndk.md §5.1); either way the receive is
+// consumed with that error, the sender gets STATUS_REMOTE_RESOURCES and the
+// QP goes to the error state, so only the receives behind it complete
+// STATUS_CANCELLED.
 func (r *responder) issueSend(now sim.Tick, id int) {
 	a := r.a
 	o := r.ops[id]
@@ -229,7 +236,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
 	n := o.p.length
 	if n > uint64(rw.sge.Length) {
-		r.refuse(o, qp, StatusRemoteResources)
+		r.refuseReceive(o, qp, rw, StatusBufferOverflow)
 		return
 	}
 	var pages []uint64
@@ -239,7 +246,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 		pages, off, ok = a.translateLocal(qp, rw.sge, n, mtt.AccessLocalWrite, o.pages[:0])
 		o.pages = pages[:0]
 		if !ok {
-			r.refuse(o, qp, StatusRemoteResources)
+			r.refuseReceive(o, qp, rw, StatusAccessViolation)
 			return
 		}
 	}
@@ -254,10 +261,19 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	a.dataDMA.payload(true, r, pages[0]+off, n, rxEvDMA|uint64(id))
 }
 
+// refuseReceive completes the receive at the head of qp's queue with st (it
+// failed its own check), then refuses the Send: the receives behind it are
+// cancelled by the error state.
+func (r *responder) refuseReceive(o *rxOp, qp *QP, rw recvWR, st Status) {
+	qp.rqHead++
+	r.a.writeRecvCQE(qp, rw, st, 0, OpReceive, 0)
+	r.refuse(o, qp, StatusRemoteResources)
+}
+
 // refuse answers o with a NAK of st and puts qp in the error state.
 func (r *responder) refuse(o *rxOp, qp *QP, st Status) {
 	o.nak, o.state = st, rxDone
-	r.a.qpToError(qp)
+	r.a.refusedBy(qp)
 }
 
 // answer sends the answer of a finished request and, for a Send, signals
@@ -320,22 +336,11 @@ func (a *Adapter) remoteInvalidate(tok mtt.Token) {
 	a.Stats.RemoteInvalidations++
 }
 
-// qpToError puts a QP in the error state (5.1): its send queue is flushed
-// by the scheduler and its posted receives complete with STATUS_CANCELLED.
-func (a *Adapter) qpToError(qp *QP) {
+// refusedBy puts the responder's QP in the error state after it refused
+// a request (5.1, 5.4; counted as an error of the QP).
+func (a *Adapter) refusedBy(qp *QP) {
 	if !qp.err {
-		qp.err = true
 		a.Stats.ErrorCompletions++
-		a.sched.activate(qp)
 	}
-	a.flushReceives(qp)
-}
-
-// flushReceives completes every posted receive of qp with STATUS_CANCELLED.
-func (a *Adapter) flushReceives(qp *QP) {
-	for qp.rqHead != qp.rqTail {
-		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
-		qp.rqHead++
-		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
-	}
+	a.qpToError(qp, 0)
 }

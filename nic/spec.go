@@ -109,6 +109,24 @@ type Spec struct {
 	// the largest NdkRegisterMr (rule 20). Assumed 1 GiB (2^18 MTT
 	// entries, a quarter of the default MTT).
 	MaxRegistrationSizeBytes uint64 `json:"max_registration_size_bytes"`
+	// MaxWindowSizeBytes is NDK_ADAPTER_INFO.MaxWindowSize: the longest
+	// memory window NdkBind accepts (docs/ndk.md 1.3, rule 48), a setting of
+	// its own. Assumed 1 MiB; NDK ties it to no other limit.
+	MaxWindowSizeBytes uint64 `json:"max_window_size_bytes"`
+	// MRsMax and MWsMax are the most MR and MW objects the adapter holds at
+	// once (NdkCreateMr, NdkCreateMw beyond them: STATUS_INSUFFICIENT_RESOURCES
+	// inline, docs/ndk.md rules 17, 46); both also take key-table entries.
+	// 2^24 each: ConnectX-5's max_mr and max_mw (docs/sources.md 3).
+	MRsMax uint32 `json:"mrs_max"`
+	MWsMax uint32 `json:"mws_max"`
+	// RegisterMrInline makes NdkRegisterMr complete inline where its caller
+	// may wait (docs/ndk.md rule 1, 2.A: inline and pending are both legal):
+	// called outside an event handler, the provider waits for its firmware
+	// command - the simulated clock runs on while it waits - and returns
+	// STATUS_SUCCESS with no callback; called from an event (a callback, a
+	// workload's generator), where a provider may not wait, it returns
+	// STATUS_PENDING as without the setting. Default false: always pending.
+	RegisterMrInline bool `json:"register_mr_inline"`
 	// ReadSinkRequired makes the adapter report no
 	// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (docs/ndk.md rule 23): the
 	// local sink of an RDMA Read must then be an MR registered with
@@ -202,6 +220,9 @@ func DefaultSpec() Spec {
 		FirmwareCommandBytes:     64,
 		FirmwareQueueDepth:       32,
 		MaxRegistrationSizeBytes: 1 << 30,
+		MaxWindowSizeBytes:       1 << 20,
+		MRsMax:                   1 << 24,
+		MWsMax:                   1 << 24,
 		HostMemoryPagesMax:       1 << 20,
 		RemoteAccessErrorStatus:  StatusAccessViolation,
 
@@ -262,6 +283,9 @@ func (s Spec) Validate() error {
 		{"firmware_command_bytes", s.FirmwareCommandBytes, in(s.FirmwareCommandBytes, 1, 4096), "1..4096"},
 		{"firmware_queue_depth", s.FirmwareQueueDepth, in(s.FirmwareQueueDepth, 1, 1024), "1..1024"},
 		{"max_registration_size_bytes", s.MaxRegistrationSizeBytes, in(s.MaxRegistrationSizeBytes, PageSizeBytes, 1<<40), "4096..2^40"},
+		{"max_window_size_bytes", s.MaxWindowSizeBytes, in(s.MaxWindowSizeBytes, 1, 1<<40), "1..2^40"},
+		{"mrs_max", s.MRsMax, in(s.MRsMax, 1, 1<<24), "1..2^24"},
+		{"mws_max", s.MWsMax, s.MWsMax <= 1<<24, "0..2^24"},
 		{"host_memory_pages_max", s.HostMemoryPagesMax, in(s.HostMemoryPagesMax, 1, 1<<24), "1..2^24"},
 		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
 			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
@@ -312,7 +336,7 @@ func (s Spec) Info() AdapterInfo {
 		VersionMajor: 1, VersionMinor: 2,
 		VendorID: 0x15B3, DeviceID: 0x5A5A, // assumed: a Mellanox-style vendor ID, a made-up device
 		MaxRegistrationSizeBytes: s.MaxRegistrationSizeBytes,
-		MaxWindowSizeBytes:       uint64(s.FRMRPageCount) * PageSizeBytes,
+		MaxWindowSizeBytes:       s.MaxWindowSizeBytes,
 		FRMRPageCount:            s.FRMRPageCount,
 		MaxInitiatorRequestSge:   1, MaxReceiveRequestSge: 1, MaxReadRequestSge: 1,
 		MaxTransferLengthBytes: 1 << 30,

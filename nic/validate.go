@@ -34,8 +34,9 @@ import (
 //     A request whose MR already has requests in flight on this engine
 //     finds the entry on the NIC and does not read it again.
 //
-// An error puts the QP in the error state; every later request of the QP
-// then completes with STATUS_CANCELLED, in post order.
+// An error puts the QP in the error state (errorstate.go): every later
+// request of the QP then completes with STATUS_CANCELLED, in post order,
+// and so does every posted receive.
 type validate struct {
 	a      *Adapter
 	eng    uint32
@@ -54,8 +55,8 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := v.a
 	qp := a.qps[m.qp]
 	w := qp.slot(m.idx)
-	if qp.err {
-		w.status, w.skip = StatusCancelled, true
+	if qp.cancels(m.idx) {
+		cancel(w) // 5.1: not begun when the QP entered the error state
 		return acceptSync
 	}
 	if w.flags&OpReadFence != 0 && qp.readsOut > 0 {
@@ -110,10 +111,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		status = StatusInvalidDeviceState
 	}
 	if status != StatusSuccess {
-		w.status, w.skip = status, true
-		qp.err = true
-		a.Stats.ErrorCompletions++
-		a.sched.activate(qp) // flush what is not fetched yet
+		a.failRequest(qp, m.idx, status) // 5.1: the QP goes to the error state
 		return result
 	}
 	hz.n++

@@ -18,6 +18,7 @@ type Engine struct {
 	seq      uint64
 	stopped  bool
 	executed uint64
+	depth    int // handlers running (InEvent)
 }
 
 // NewEngine returns an engine at time 0 with an empty queue.
@@ -66,9 +67,15 @@ func (e *Engine) Step() bool {
 	}
 	e.now = ev.at
 	e.executed++
+	e.depth++
 	ev.h.Handle(ev.at, ev.arg)
+	e.depth--
 	return true
 }
+
+// InEvent reports whether an event's handler is running: code called from
+// a handler must not run the engine itself.
+func (e *Engine) InEvent() bool { return e.depth > 0 }
 
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {

@@ -192,3 +192,13 @@ func insertRef(ref []refEvent, r refEvent) []refEvent {
 	ref[i] = r
 	return ref
 }
+
+func TestInEventIsTrueOnlyInsideAHandler(t *testing.T) {
+	e := NewEngine()
+	require.False(t, e.InEvent())
+	var inside bool
+	e.After(5, PrioDefault, HandlerFunc(func(Tick, uint64) { inside = e.InEvent() }), 0)
+	e.Run()
+	require.True(t, inside)
+	require.False(t, e.InEvent())
+}

@@ -28,8 +28,8 @@ func checkBind(c *Checker, w *Workload, g *Generator) {
 	if l := p.WindowBytes.Largest(); l > mrBytes {
 		c.Errorf("window_bytes", "windows up to %d bytes do not fit the MR of mr_pages x 4096 = %d bytes", l, mrBytes)
 	}
-	if l, mw := p.WindowBytes.Largest(), uint64(a.FRMRPageCount)*nic.PageSizeBytes; l > mw {
-		c.Errorf("window_bytes", "windows up to %d bytes exceed the adapter's MaxWindowSize (adapter.nic.frmr_page_count x 4096 = %d)", l, mw)
+	if l := p.WindowBytes.Largest(); l > a.MaxWindowSizeBytes {
+		c.Errorf("window_bytes", "windows up to %d bytes exceed the adapter's MaxWindowSize (adapter.nic.max_window_size_bytes = %d)", l, a.MaxWindowSizeBytes)
 	}
 	if b := mrBytes; b > a.MaxRegistrationSizeBytes {
 		c.Errorf("mr_pages", "%d bytes exceed adapter.nic.max_registration_size_bytes = %d", b, a.MaxRegistrationSizeBytes)

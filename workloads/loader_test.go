@@ -230,3 +230,10 @@ func TestErrorsAreCappedPerFile(t *testing.T) {
 	msg := loadErr(t, b.String())
 	require.LessOrEqual(t, len(strings.Split(msg, "\n")), ErrorsMax+1)
 }
+
+// docs/ndk.md, "Provider settings": register_mr_inline is for scenarios;
+// a workload file that sets it is refused, naming the key.
+func TestRegisterMrInlineIsRefusedInWorkloadFiles(t *testing.T) {
+	msg := loadErr(t, "adapter: {nic: {register_mr_inline: true}}\nrun: {duration_us: 5}\ngenerators: [{kind: register_mr}]\n")
+	require.Contains(t, msg, "adapter.nic.register_mr_inline: is for scenarios")
+}

@@ -25,6 +25,12 @@ func (d *decoder) validate(w *Workload) {
 	if r.WarmupUS+r.DurationUS > r.SimTimeMaxUS {
 		d.errPath("run.duration_us", "warmup_us + duration_us = %g µs exceeds sim_time_max_us = %g µs", r.WarmupUS+r.DurationUS, r.SimTimeMaxUS)
 	}
+	if w.Adapter.NIC.RegisterMrInline {
+		// The kinds issue NdkRegisterMr from the run's events, as a consumer
+		// whose provider may not block; an inline completion would end an
+		// operation inside its own start (docs/ndk.md, "Provider settings").
+		d.errPath("adapter.nic.register_mr_inline", "is for scenarios: workload kinds need NdkRegisterMr to pend (leave it false)")
+	}
 	d.validateRegions(w)
 	d.validateGenerators(w)
 }

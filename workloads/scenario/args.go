@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,8 @@ type arg struct {
 	b     bool
 	isNum bool
 	sub   args
+	list  []*arg       // M: the MDL pieces; P: the page addresses
+	stats []nic.Status // Z: the statuses allowed
 }
 
 // args are the arguments of a step, by key.
@@ -35,16 +38,35 @@ func (a args) flag(k string) bool { return a[k] != nil && a[k].b }
 
 // Argument kinds, as written in an operation's fields ("key:kind ..."):
 // u number, r object reference (host.name), t token
-// (reference.remote_token/.local_token or a number), b bool, f flag list,
-// l local {mr|token, va, length}, R remote {token, va}, h host name,
-// U "idle", S status, T operation type, E {host, va}.
+// (reference.remote_token/.local_token, $saved or a number), b bool, f flag
+// list, l local {mr|token, va, length}, R remote {token, va}, h host name,
+// U "idle", S status, Z status or list of statuses, T operation type,
+// E {host, va}, M MDL chain [{va, bytes}, ...], P page list [address, ...],
+// N name of a saved token, V token relation.
 //
 // subArgs are the kinds that are mappings of arguments of their own.
 var subArgs = map[byte]struct{ fields, required string }{
 	'l': {"mr:r token:t va:u length:u", "va length"},
 	'R': {"token:t va:u token_xor:u token_key_plus:u", "token va"},
 	'E': {"host:h va:u", "host va"},
+	'M': {"va:u bytes:u", "va bytes"}, // one MDL piece
 }
+
+// relations are the relations compare_tokens checks between two tokens
+// (docs/ndk.md 1.4 and 5.3: a 24-bit index and an 8-bit key).
+var relations = map[string]func(a, b uint32) bool{
+	"equal":                    func(a, b uint32) bool { return a == b },
+	"different":                func(a, b uint32) bool { return a != b },
+	"same_index_different_key": func(a, b uint32) bool { return a>>8 == b>>8 && a&0xFF != b&0xFF },
+	"different_index":          func(a, b uint32) bool { return a>>8 != b>>8 },
+}
+
+// Bounds of list arguments.
+const (
+	MDLPiecesMax  = 256  // pieces of one register_mr mdl
+	AnyOrderMax   = 1024 // completions of one any_order poll
+	savedNamesMax = ObjectsMax
+)
 
 var mrFlags = map[string]uint64{
 	"ALLOW_LOCAL_READ": uint64(nic.MRAllowLocalRead), "ALLOW_LOCAL_WRITE": uint64(nic.MRAllowLocalWrite),
@@ -102,6 +124,12 @@ func (d *decoder) args(n *yaml.Node, path, fields, required string) args {
 // arg decodes one argument of the given kind; nil when it is invalid.
 func (d *decoder) arg(v *yaml.Node, path string, kind byte) *arg {
 	a := &arg{line: v.Line}
+	switch kind {
+	case 'M', 'P':
+		return d.list(v, path, kind, a)
+	case 'Z':
+		return d.statuses(v, path, a)
+	}
 	if sub, ok := subArgs[kind]; ok {
 		a.sub = d.args(v, path, sub.fields, sub.required)
 		if kind == 'l' && (a.sub["mr"] == nil) == (a.sub["token"] == nil) {
@@ -177,7 +205,89 @@ func (d *decoder) scalar(v *yaml.Node, path string, kind byte, a *arg) bool {
 	case 'T':
 		_, ok := nic.ParseOpType(v.Value)
 		return d.check(ok, v, path, "%q is not an operation type (Receive, Send, FastRegister, Bind, Invalidate, Read, Write, ReceiveAndInvalidate)", v.Value)
+	case 'N':
+		return d.saveName(v, path)
+	case 'V':
+		return d.check(relations[v.Value] != nil, v, path, "%q is not a relation (one of %s)", v.Value, strings.Join(sortedKeys(relations), ", "))
 	}
+	return true
+}
+
+// list decodes an MDL chain (M: mappings {va, bytes}, at most MDLPiecesMax)
+// or a page list (P: numbers, at most PagesMax).
+func (d *decoder) list(v *yaml.Node, path string, kind byte, a *arg) *arg {
+	what, most := "a list of MDL pieces {va, bytes}", MDLPiecesMax
+	if kind == 'P' {
+		what, most = "a list of page addresses", PagesMax
+	}
+	if v.Kind != yaml.SequenceNode {
+		d.fail(v, path, "must be %s", what)
+		return nil
+	}
+	if len(v.Content) > most {
+		d.fail(v, path, "%d entries is more than %d", len(v.Content), most)
+		return nil
+	}
+	for i, e := range v.Content {
+		p := fmt.Sprintf("%s.%d", path, i)
+		if kind == 'M' {
+			a.list = append(a.list, &arg{line: e.Line, sub: d.args(e, p, subArgs['M'].fields, subArgs['M'].required)})
+			continue
+		}
+		x := &arg{line: e.Line}
+		if e.Kind != yaml.ScalarNode || !d.scalar(e, p, 'u', x) {
+			if e.Kind != yaml.ScalarNode {
+				d.fail(e, p, "must be a number")
+			}
+			continue
+		}
+		a.list = append(a.list, x)
+	}
+	return a
+}
+
+// statuses decodes one status name or a list of them (any of which a
+// completion may have).
+func (d *decoder) statuses(v *yaml.Node, path string, a *arg) *arg {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+		if len(items) == 0 {
+			d.fail(v, path, "a list of statuses must not be empty")
+			return nil
+		}
+	}
+	for i, e := range items {
+		p := path
+		if v.Kind == yaml.SequenceNode {
+			p = fmt.Sprintf("%s.%d", path, i)
+		}
+		if st := d.status(e, p); st != nil {
+			a.stats = append(a.stats, *st)
+		}
+	}
+	if len(a.stats) != len(items) {
+		return nil
+	}
+	return a
+}
+
+// saveName checks the name a save_token step saves a token under: a name,
+// not saved by an earlier step.
+func (d *decoder) saveName(v *yaml.Node, path string) bool {
+	name, _ := strings.CutPrefix(v.Value, "$")
+	switch {
+	case !ident(name):
+		d.fail(v, path, "%q is not a token name (letters, digits and _, optionally after $)", v.Value)
+		return false
+	case d.saved[name]:
+		d.fail(v, path, "token $%s is already saved by an earlier step", name)
+		return false
+	case len(d.saved) >= savedNamesMax:
+		d.fail(v, path, "more than %d saved tokens", savedNamesMax)
+		return false
+	}
+	d.saved[name] = true
 	return true
 }
 
@@ -189,19 +299,22 @@ func (d *decoder) check(ok bool, v *yaml.Node, path, format string, args ...any)
 	return ok
 }
 
-// token decodes a token: a number, or host.object.remote_token or
-// host.object.local_token.
+// token decodes a token: a number, $name (saved by an earlier step), or
+// host.object.remote_token or host.object.local_token.
 func (d *decoder) token(v *yaml.Node, path string, a *arg) bool {
 	if x, err := strconv.ParseUint(v.Value, 0, 32); err == nil {
 		a.u, a.isNum = x, true
 		return true
+	}
+	if name, ok := strings.CutPrefix(v.Value, "$"); ok {
+		return d.check(d.saved[name], v, path, "token %s is not saved by an earlier step (save_token)", v.Value)
 	}
 	base, ok := strings.CutSuffix(v.Value, ".remote_token")
 	if !ok {
 		base, ok = strings.CutSuffix(v.Value, ".local_token")
 	}
 	if !ok {
-		d.fail(v, path, "%q is not a token: host.object.remote_token, host.object.local_token or a number", v.Value)
+		d.fail(v, path, "%q is not a token: host.object.remote_token, host.object.local_token, $saved or a number", v.Value)
 		return false
 	}
 	return d.ref(v, path, base)

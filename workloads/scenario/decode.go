@@ -53,7 +53,7 @@ type Step struct {
 // poll is one completion a poll step expects.
 type poll struct {
 	line   int
-	status nic.Status
+	status []nic.Status // any of these
 	typ    *nic.OpType
 	ctx    *uint64
 	bytes  *uint64
@@ -101,6 +101,7 @@ type decoder struct {
 	file  string
 	errs  workloads.Errors
 	hosts map[string]bool
+	saved map[string]bool // token names saved by the steps decoded so far
 }
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
@@ -120,7 +121,7 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 	if errs != nil {
 		return nil, errs
 	}
-	d := &decoder{file: name, hosts: map[string]bool{}}
+	d := &decoder{file: name, hosts: map[string]bool{}, saved: map[string]bool{}}
 	s := &Scenario{File: name, Wire: nic.DefaultWireSpec()}
 	var stepsNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -294,34 +295,94 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 	st.Args = d.args(opNode, path+"."+st.Op, op.fields, op.required)
 	d.checkArgs(st, opNode, path+"."+st.Op)
 	d.expect(st, expNode, path+".expect")
+	if st.Args.flag("any_order") && len(st.Polls) > AnyOrderMax {
+		d.fail(expNode, path+".expect", "%d completions is more than %d for an any_order poll", len(st.Polls), AnyOrderMax)
+	}
 	return st
 }
 
 // checkArgs checks the rules that span several keys of one operation.
 func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 	a := st.Args
+	d.oneHost(st, opNode, path)
 	if st.Op == "fill" || st.Op == "check" {
-		k := 0
-		for _, f := range []string{"byte", "pattern_seed", "equals"} {
-			if a[f] != nil {
-				k++
-			}
+		d.checkMemory(st.Op, a, opNode, path)
+	}
+	switch st.Op {
+	case "run":
+		if (a["until"] == nil) == (a["us"] == nil) {
+			d.fail(opNode, path, "exactly one of until: idle or us: N")
 		}
-		if k != 1 {
-			d.fail(opNode, path, "exactly one of byte, pattern_seed%s", map[bool]string{true: ", equals", false: ""}[st.Op == "check"])
+		if a["cq"] != nil && a["us"] == nil {
+			d.fail(opNode, path+".cq", "a run until a completion needs its bound, us: N")
 		}
-		if x := a["byte"]; x != nil && x.u > 255 {
-			d.fail(opNode, path+".byte", "%d is out of range 0..255", x.u)
+	case "fast_register":
+		if a["pages"] != nil && a["pages"].u > PagesMax {
+			d.fail(opNode, path+".pages", "%d is out of range 0..%d", a["pages"].u, PagesMax)
 		}
-		if x := a["length"]; x != nil && (x.u == 0 || x.u > BytesMax) {
-			d.fail(opNode, path+".length", "%d is out of range 1..%d", x.u, BytesMax)
+		d.oneOf(a, opNode, path, "pages", "page_list")
+		if a["page_base"] != nil && a["page_list"] != nil {
+			d.fail(opNode, path+".page_base", "page_base goes with pages, not with page_list")
+		}
+	case "register_mr":
+		d.oneOf(a, opNode, path, "va", "mdl")
+		if a["pieces"] != nil && a["mdl"] != nil {
+			d.fail(opNode, path+".pieces", "pieces goes with va, not with mdl (the mdl gives the pieces)")
 		}
 	}
-	if st.Op == "run" && (a["until"] == nil) == (a["us"] == nil) {
-		d.fail(opNode, path, "exactly one of until: idle or us: N")
+}
+
+// oneHost requires the objects a call names (tokens aside) to live on one
+// host: an NDK call is made on one adapter. connect joins two.
+func (d *decoder) oneHost(st *Step, opNode *yaml.Node, path string) {
+	if st.Op == "connect" {
+		return
 	}
-	if st.Op == "fast_register" && a["pages"] != nil && a["pages"].u > PagesMax {
-		d.fail(opNode, path+".pages", "%d is out of range 0..%d", a["pages"].u, PagesMax)
+	kinds := map[string]byte{}
+	for _, f := range strings.Fields(ops[st.Op].fields) {
+		kinds[f[:len(f)-2]] = f[len(f)-1]
+	}
+	hosts := map[string]bool{}
+	for k, v := range st.Args {
+		ref := ""
+		switch {
+		case kinds[k] == 'r':
+			ref = v.s
+		case kinds[k] == 'l' && v.sub["mr"] != nil:
+			ref = v.sub["mr"].s
+		}
+		if h, _, ok := strings.Cut(ref, "."); ok {
+			hosts[h] = true
+		}
+	}
+	if len(hosts) > 1 {
+		d.fail(opNode, path, "the objects of one call must be on one host (got %s)", strings.Join(sortedKeys(hosts), ", "))
+	}
+}
+
+// oneOf requires exactly one of keys x and y.
+func (d *decoder) oneOf(a args, n *yaml.Node, path, x, y string) {
+	if (a[x] == nil) == (a[y] == nil) {
+		d.fail(n, path, "exactly one of %s, %s", x, y)
+	}
+}
+
+// checkMemory checks a fill or check step's content and range.
+func (d *decoder) checkMemory(op string, a args, opNode *yaml.Node, path string) {
+	k := 0
+	for _, f := range []string{"byte", "pattern_seed", "equals"} {
+		if a[f] != nil {
+			k++
+		}
+	}
+	if k != 1 {
+		d.fail(opNode, path, "exactly one of byte, pattern_seed%s", map[bool]string{true: ", equals", false: ""}[op == "check"])
+	}
+	if x := a["byte"]; x != nil && x.u > 255 {
+		d.fail(opNode, path+".byte", "%d is out of range 0..255", x.u)
+	}
+	if x := a["length"]; x != nil && (x.u == 0 || x.u > BytesMax) {
+		d.fail(opNode, path+".length", "%d is out of range 1..%d", x.u, BytesMax)
 	}
 }
 
@@ -335,12 +396,15 @@ func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
 		}
 	case st.Op == "poll":
 		st.Polls = d.polls(n, path)
-	case st.Op == "run" || st.Op == "fill" || st.Op == "check":
+	case noStatus[st.Op]:
 		d.fail(n, path, "%s returns no status", st.Op)
 	default:
 		st.Expect = d.status(n, path)
 	}
 }
+
+// noStatus are the steps that return no status, so take no expect.
+var noStatus = map[string]bool{"run": true, "fill": true, "check": true, "save_token": true, "compare_tokens": true}
 
 func (d *decoder) polls(n *yaml.Node, path string) []poll {
 	if n.Kind != yaml.SequenceNode {
@@ -350,14 +414,13 @@ func (d *decoder) polls(n *yaml.Node, path string) []poll {
 	out := []poll{}
 	for i, c := range n.Content {
 		p := fmt.Sprintf("%s.%d", path, i)
-		a := d.args(c, p, "status:S type:T ctx:u bytes:u token:t", "status")
+		a := d.args(c, p, "status:Z type:T ctx:u bytes:u token:t", "status")
 		if a == nil {
 			continue
 		}
 		q := poll{line: c.Line, token: a["token"]}
 		if s := a["status"]; s != nil {
-			st, _ := nic.ParseStatus(s.s)
-			q.status = st
+			q.status = s.stats
 		}
 		if t := a["type"]; t != nil {
 			o, _ := nic.ParseOpType(t.s)

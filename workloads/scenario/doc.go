@@ -4,6 +4,15 @@
 // completions a poll must find: the executable form of the rules in
 // docs/ndk.md (docs/workloads.md, "Scenarios").
 //
+// Tokens are values: save_token keeps one under a name ($name), later
+// steps use it, and compare_tokens asserts relations between tokens (equal,
+// different, same index with another key, different index). register_mr
+// takes an explicit MDL chain, fast_register an explicit page list, so the
+// provider's own checks decide; a poll may accept a set of statuses for a
+// completion and completions in any order; run may stop at the first
+// completion on a CQ, within a bound. The rules suite (rules/, indexed in
+// docs/rules-index.md) is one scenario file per family of docs/ndk.md rules.
+//
 // Decoding (decode.go, args.go) is strict, like a workload file's: every
 // problem is a workloads.Error naming file:line:col and the key path, and a
 // file with any problem runs nothing. Each step has exactly one operation;

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -30,14 +33,14 @@ type opDef struct {
 var ops = map[string]opDef{
 	"create_pd":           {"pd:r", "pd", (*runner).createPD},
 	"create_cq":           {"cq:r depth:u", "cq depth", (*runner).createCQ},
-	"create_qp":           {"qp:r pd:r cq:r depth:u receive_depth:u ctx:u", "qp pd cq", (*runner).createQP},
+	"create_qp":           {"qp:r pd:r cq:r receive_cq:r depth:u receive_depth:u ctx:u", "qp pd cq", (*runner).createQP},
 	"connect":             {"a:r b:r", "a b", (*runner).connect},
 	"create_mr":           {"mr:r pd:r fast_register:b ctx:u", "mr pd", (*runner).createMR},
 	"init_fr_mr":          {"mr:r pages:u remote_access:b ctx:u", "mr pages", (*runner).initFRMR},
-	"register_mr":         {"mr:r va:u length:u flags:f pieces:u ctx:u", "mr va length", (*runner).registerMR},
+	"register_mr":         {"mr:r va:u length:u flags:f pieces:u mdl:M ctx:u", "mr length", (*runner).registerMR},
 	"deregister_mr":       {"mr:r ctx:u", "mr", (*runner).deregisterMR},
 	"create_mw":           {"mw:r pd:r ctx:u", "mw pd", (*runner).createMW},
-	"fast_register":       {"qp:r mr:r pages:u page_base:u fbo:u length:u base_va:u flags:f ctx:u", "qp mr pages length", (*runner).fastRegister},
+	"fast_register":       {"qp:r mr:r pages:u page_list:P page_base:u fbo:u length:u base_va:u flags:f ctx:u", "qp mr length", (*runner).fastRegister},
 	"bind":                {"qp:r mw:r mr:r va:u length:u flags:f ctx:u", "qp mw mr va length", (*runner).bind},
 	"invalidate":          {"qp:r target:r flags:f ctx:u", "qp target", (*runner).invalidate},
 	"write":               {"qp:r local:l remote:R flags:f ctx:u", "qp local remote", dataOp(postWrite)},
@@ -46,8 +49,10 @@ var ops = map[string]opDef{
 	"send_and_invalidate": {"qp:r local:l token:t token_xor:u token_key_plus:u flags:f ctx:u", "qp local token", dataOp(postSendAndInvalidate)},
 	"receive":             {"qp:r local:l ctx:u", "qp local", dataOp(postReceive)},
 	"flush":               {"qp:r", "qp", (*runner).flush},
-	"run":                 {"until:U us:u", "", (*runner).run},
-	"poll":                {"cq:r max:u", "cq", (*runner).poll},
+	"run":                 {"until:U us:u cq:r", "", (*runner).run},
+	"poll":                {"cq:r max:u any_order:b", "cq", (*runner).poll},
+	"save_token":          {"token:t as:N", "token as", (*runner).saveToken},
+	"compare_tokens":      {"a:t b:t relation:V", "a b relation", (*runner).compareTokens},
 	"fill":                {"host:h va:u length:u byte:u pattern_seed:u", "host va length", (*runner).memory},
 	"check":               {"host:h va:u length:u byte:u pattern_seed:u equals:E", "host va length", (*runner).memory},
 	"close":               {"object:r ctx:u", "object", (*runner).close},
@@ -84,10 +89,14 @@ func (r *runner) createQP(st *Step, a args, ctx uint64) (call, bool) {
 	name, h, ok := r.newObj(st, a["qp"])
 	pd, _ := get[*nic.PD](r, st, a["pd"], "PD")
 	cq, _ := get[*nic.CQ](r, st, a["cq"], "CQ")
+	rcq := cq
+	if a["receive_cq"] != nil {
+		rcq, _ = get[*nic.CQ](r, st, a["receive_cq"], "CQ")
+	}
 	if !ok || r.failure != nil {
 		return call{}, false
 	}
-	status, qp := r.ads[h].CreateQP(pd, cq, ctx, count(a.u("depth", 64)), count(a.u("receive_depth", 64)))
+	status, qp := r.ads[h].CreateQPWithCQs(pd, rcq, cq, ctx, count(a.u("depth", 64)), count(a.u("receive_depth", 64)))
 	if status == nic.StatusSuccess {
 		r.objs[name] = &obj{h, qp}
 	}
@@ -110,6 +119,8 @@ func (r *runner) connect(st *Step, a args, _ uint64) (call, bool) {
 // created records an object a creation call made: now when the call
 // succeeded, or when its callback reports success (awaited when it pended).
 func (r *runner) created(cb *callbackRec, h int, status nic.Status, v any) {
+	cb.ret = &status
+	r.checkOneCallback(cb)
 	if status == nic.StatusPending {
 		r.cbs = append(r.cbs, cb)
 	} else if status == nic.StatusSuccess {
@@ -179,14 +190,22 @@ func (r *runner) registerMR(st *Step, a args, ctx uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
-	va, n := a["va"].u, a["length"].u
-	pieces := max(a.u("pieces", 1), 1)
-	if pieces > 64 {
-		r.fail(st, "pieces %d is more than 64", pieces)
-		return call{}, false
+	n := a["length"].u
+	var chain []nic.MDL
+	if m := a["mdl"]; m != nil {
+		for _, p := range m.list { // exactly as written (rules 19, 20)
+			chain = append(chain, nic.MDL{VirtualAddress: p.sub["va"].u, ByteCount: p.sub["bytes"].u})
+		}
+	} else {
+		pieces := max(a.u("pieces", 1), 1)
+		if pieces > 64 {
+			r.fail(st, "pieces %d is more than 64", pieces)
+			return call{}, false
+		}
+		chain = mdlChain(a["va"].u, n, pieces)
 	}
 	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
-		return r.ads[h].RegisterMr(mr, mdlChain(va, n, pieces), n, nic.MRFlags(a.u("flags", 0)), done, ctx)
+		return r.ads[h].RegisterMr(mr, chain, n, nic.MRFlags(a.u("flags", 0)), done, ctx)
 	})
 }
 
@@ -221,10 +240,17 @@ func (r *runner) fastRegister(st *Step, a args, ctx uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
-	base := a.u("page_base", 0x8000_0000)
-	pages := make([]uint64, a["pages"].u)
-	for i := range pages {
-		pages[i] = base + uint64(i)*nic.PageSizeBytes
+	var pages []uint64
+	if l := a["page_list"]; l != nil {
+		for _, p := range l.list { // exactly as written: any address (rule 36)
+			pages = append(pages, p.u)
+		}
+	} else {
+		base := a.u("page_base", 0x8000_0000)
+		pages = make([]uint64, a["pages"].u)
+		for i := range pages {
+			pages[i] = base + uint64(i)*nic.PageSizeBytes
+		}
 	}
 	fbo := a.u("fbo", 0)
 	status := r.ads[h].FastRegister(qp, ctx, mr, pages, count(fbo), a["length"].u, a.u("base_va", fbo), nic.OpFlags(a.u("flags", 0)))
@@ -328,13 +354,78 @@ func (r *runner) close(st *Step, a args, ctx uint64) (call, bool) {
 	})
 }
 
-// run advances the engine until it is idle or by us microseconds.
+// run advances the engine until it is idle, by us microseconds, or, with
+// cq, until a completion becomes visible on that CQ, within us
+// microseconds (a failure when none does).
 func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
-	if a["until"] != nil {
-		r.env.Engine.Run()
-	} else {
-		r.env.Engine.RunUntil(r.env.Engine.Now() + sim.Tick(min(a["us"].u, 1<<40)*1_000_000))
+	e := r.env.Engine
+	switch {
+	case a["until"] != nil:
+		e.Run()
+	case a["cq"] != nil:
+		if !r.runUntilCQ(st, a["cq"], sim.Tick(min(a["us"].u, 1<<40)*1_000_000)) {
+			return call{}, false
+		}
+	default:
+		e.RunUntil(e.Now() + sim.Tick(min(a["us"].u, 1<<40)*1_000_000))
 	}
 	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op})
+	return call{}, false
+}
+
+// runUntilCQ runs the engine until a CQE becomes visible on the CQ a names
+// or d has passed; false (the step failed) when none became visible.
+func (r *runner) runUntilCQ(st *Step, a *arg, d sim.Tick) bool {
+	cq, _ := get[*nic.CQ](r, st, a, "CQ")
+	if r.failure != nil {
+		return false
+	}
+	e := r.env.Engine
+	end := e.Now() + d
+	arrived := false
+	cq.SetVisibleHook(sim.HandlerFunc(func(sim.Tick, uint64) { arrived = true }), 0)
+	for !arrived && e.NextTime() <= end && e.Step() {
+	}
+	cq.SetVisibleHook(nil, 0)
+	if !arrived {
+		if e.Now() < end && e.Pending() == 0 {
+			r.fail(st, "run: no completion arrived on %s: the model went idle first", a.s)
+		} else {
+			r.fail(st, "run: no completion arrived on %s within %d us", a.s, d/1_000_000)
+		}
+		return false
+	}
+	return true
+}
+
+// saveToken reads a token (NdkGetRemoteTokenFromMr, NdkGetLocalTokenFromMr,
+// NdkGetRemoteTokenFromMw, NdkGetPrivilegedMemoryRegionToken; docs/ndk.md
+// rule 59) and saves its value under a name for later steps.
+func (r *runner) saveToken(st *Step, a args, _ uint64) (call, bool) {
+	t := r.token(st, a["token"], nil, nil)
+	if r.failure != nil {
+		return call{}, false
+	}
+	name := strings.TrimPrefix(a["as"].s, "$")
+	r.saved[name] = t
+	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op, Object: a["token"].s, Token: fmt.Sprintf("0x%08X", t), Saved: "$" + name})
+	return call{}, false
+}
+
+// compareTokens checks a relation between two tokens (24-bit index, 8-bit
+// key: docs/ndk.md §5.3).
+func (r *runner) compareTokens(st *Step, a args, _ uint64) (call, bool) {
+	x, y := r.token(st, a["a"], nil, nil), r.token(st, a["b"], nil, nil)
+	if r.failure != nil {
+		return call{}, false
+	}
+	rel := a["relation"].s
+	holds := relations[rel](x, y)
+	detail := map[bool]string{true: "holds", false: "does not hold"}[holds]
+	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op, Object: a["a"].s + " " + rel + " " + a["b"].s,
+		Token: fmt.Sprintf("0x%08X 0x%08X", x, y), Detail: detail})
+	if !holds {
+		r.fail(st, "compare_tokens: %s = 0x%08X and %s = 0x%08X: expected %s", a["a"].s, x, a["b"].s, y, rel)
+	}
 	return call{}, false
 }

@@ -39,6 +39,8 @@ type Line struct {
 	Type   string `json:"type,omitempty"`
 	Ctx    uint64 `json:"ctx,omitempty"`
 	Bytes  uint32 `json:"bytes,omitempty"`
+	Token  string `json:"token,omitempty"` // a token read (save_token, compare_tokens) or a completion's TypeSpecific
+	Saved  string `json:"saved,omitempty"` // the name save_token saved it under
 	Detail string `json:"detail,omitempty"`
 	TimePS uint64 `json:"time_ps"`
 }
@@ -51,9 +53,11 @@ type obj struct {
 
 // callbackRec is a callback a pending call owes.
 type callbackRec struct {
-	step *Step
-	obj  string
-	got  *nic.Status
+	step  *Step
+	obj   string
+	got   *nic.Status
+	ret   *nic.Status // what the call returned
+	fires int
 }
 
 type runner struct {
@@ -64,6 +68,7 @@ type runner struct {
 	objs    map[string]*obj
 	out     io.Writer
 	cbs     []*callbackRec
+	saved   map[string]uint32 // tokens saved by save_token, by name
 	failure *Failure
 }
 
@@ -71,7 +76,7 @@ type runner struct {
 // completion to out. It returns a *Failure at the first failed
 // expectation, or another error when the model cannot be built.
 func (s *Scenario) Run(out io.Writer) error {
-	r := &runner{s: s, env: sim.NewEnv(1), hostIdx: map[string]int{}, objs: map[string]*obj{}, out: out}
+	r := &runner{s: s, env: sim.NewEnv(1), hostIdx: map[string]int{}, objs: map[string]*obj{}, out: out, saved: map[string]uint32{}}
 	if err := r.build(); err != nil {
 		return err
 	}
@@ -198,7 +203,13 @@ func (r *runner) newObj(st *Step, a *arg) (string, int, bool) {
 // token resolves a token argument and its alterations.
 func (r *runner) token(st *Step, a *arg, xor, keyPlus *arg) uint32 {
 	var t uint32
-	if a.isNum {
+	if name, ok := strings.CutPrefix(a.s, "$"); ok {
+		v, ok := r.saved[name]
+		if !ok {
+			r.fail(st, "token %s is not saved yet", a.s)
+		}
+		t = v
+	} else if a.isNum {
 		t = uint32(a.u)
 	} else {
 		base := a.s[:strings.LastIndex(a.s, ".")]
@@ -253,15 +264,32 @@ func (r *runner) callback(st *Step, object string) (nic.RequestCompletion, *call
 
 func (r *runner) fired(cb *callbackRec, s nic.Status, ctx uint64) {
 	cb.got = &s
+	cb.fires++
 	r.emit(Line{Step: cb.step.Index, Name: cb.step.Name, Op: cb.step.Op + ".callback", Object: cb.obj,
 		Status: s.String(), Value: fmt.Sprintf("0x%08X", uint32(s)), Ctx: ctx})
 	if cb.step.Callback != nil && *cb.step.Callback != s {
 		r.fail(cb.step, "callback for %s: expected %s, got %s", cb.obj, *cb.step.Callback, s)
 	}
+	r.checkOneCallback(cb)
 }
 
-// settle forgets the callback record of a call that did not pend.
+// checkOneCallback fails the step of a call whose callback fired although
+// the call did not return STATUS_PENDING, or fired more than once
+// (docs/ndk.md rule 1).
+func (r *runner) checkOneCallback(cb *callbackRec) {
+	switch {
+	case cb.fires > 1:
+		r.fail(cb.step, "callback for %s fired %d times, expected once (docs/ndk.md rule 1)", cb.obj, cb.fires)
+	case cb.fires > 0 && cb.ret != nil && *cb.ret != nic.StatusPending:
+		r.fail(cb.step, "callback for %s fired after the call returned %s inline (docs/ndk.md rule 1: no callback follows)", cb.obj, *cb.ret)
+	}
+}
+
+// settle records what a call returned and forgets the callback record of a
+// call that did not pend.
 func (r *runner) settle(cb *callbackRec, status nic.Status) {
+	cb.ret = &status
+	r.checkOneCallback(cb)
 	if status != nic.StatusPending {
 		for i, c := range r.cbs {
 			if c == cb {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,7 +146,9 @@ steps:
 
 // FuzzLoadScenario: decoding never panics and every failure is a located list.
 func FuzzLoadScenario(f *testing.F) {
-	for _, p := range []string{"../scenario-ndk-walk.yaml", "testdata/scenario-write-bytes.yaml", "testdata/scenario-wrong-expect.yaml"} {
+	seeds, err := filepath.Glob("rules/*.yaml")
+	require.NoError(f, err)
+	for _, p := range append(seeds, "../scenario-ndk-walk.yaml", "testdata/scenario-write-bytes.yaml", "testdata/scenario-wrong-expect.yaml") {
 		b, err := os.ReadFile(p)
 		require.NoError(f, err)
 		f.Add(b)

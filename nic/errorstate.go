@@ -1,0 +1,66 @@
+package nic
+
+// The QP error state (docs/ndk.md §5.1, rules 8, 10). One path puts a QP in
+// it, whatever the cause: an error completion of one of its requests (found
+// at validate, at execute, or on the peer's answer), a refusal by its
+// responder, or NdkFlush. From that moment:
+//
+//   - every request of the QP that has not begun executing completes
+//     STATUS_CANCELLED, in post order, with no effect. A request begins
+//     executing when it reaches the commit point (the MPT-update stage, where
+//     a FastRegister, Bind or Invalidate changes its key-table entry and a
+//     Send, Read or Write checks its local buffer and goes on the wire), so
+//     the scheduler, validate and the commit point itself all cancel;
+//   - a request that had begun executing completes with its own status (a
+//     Send, Read or Write with its peer's answer), except that a Read the
+//     error state cancels whose data arrives after the QP entered it places
+//     nothing and completes STATUS_CANCELLED;
+//   - every posted receive completes STATUS_CANCELLED in post order, and a
+//     receive posted later completes STATUS_CANCELLED at once.
+//
+// Requests posted before the failing one complete first (post order) with
+// their own status.
+
+// failRequest makes request idx of qp an error completion of status st and
+// puts the QP in the error state from the next request on.
+func (a *Adapter) failRequest(qp *QP, idx uint64, st Status) {
+	w := qp.slot(idx)
+	w.status, w.skip = st, true
+	a.Stats.ErrorCompletions++
+	a.qpToError(qp, idx+1)
+}
+
+// cancels reports whether request idx of qp, which has not begun executing,
+// is cancelled by the QP's error state.
+func (qp *QP) cancels(idx uint64) bool { return qp.err && idx >= qp.errFrom }
+
+// cancel completes w STATUS_CANCELLED without effect: its QP entered the
+// error state before w began executing.
+func cancel(w *wr) { w.status, w.skip = StatusCancelled, true }
+
+// qpToError puts qp in the error state for its requests from post index
+// from on (0: every request not begun, as for NdkFlush or a refusal by the
+// responder): the scheduler flushes those not fetched yet, validate and the
+// commit point cancel those in the pipeline, and its posted receives
+// complete STATUS_CANCELLED now.
+func (a *Adapter) qpToError(qp *QP, from uint64) {
+	if !qp.err || from < qp.errFrom {
+		qp.errFrom = from
+	}
+	if !qp.err {
+		qp.err = true
+		a.sched.activate(qp)
+		a.hazards.wakeValidates() // a request held by READ_FENCE is cancelled now
+	}
+	a.flushReceives(qp)
+}
+
+// flushReceives completes every posted receive of qp with STATUS_CANCELLED,
+// in post order.
+func (a *Adapter) flushReceives(qp *QP) {
+	for qp.rqHead != qp.rqTail {
+		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
+		qp.rqHead++
+		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
+	}
+}
