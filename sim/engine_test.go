@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,78 +84,6 @@ func TestStopEndsRunAfterTheCurrentEvent(t *testing.T) {
 	require.Equal(t, []string{"1:a:0", "3:b:0"}, r.log)
 }
 
-// refEvent is the reference model's entry: a sorted slice.
-type refEvent struct {
-	at   Tick
-	prio Priority
-	seq  int
-}
-
-type orderLog struct {
-	got []int
-}
-
-type orderItem struct {
-	l  *orderLog
-	id int
-}
-
-func (o *orderItem) Handle(_ Tick, arg uint64) { o.l.got = append(o.l.got, int(arg)) }
-
-// TestQueueMatchesSortedReference drives the engine's queue and a sorted
-// slice with the same seeded schedule (bursts, far-future events, ties,
-// interleaved dispatch, population swings that force re-sizing) and requires
-// the same dispatch order.
-func TestQueueMatchesSortedReference(t *testing.T) {
-	seed := testSeed(t)
-	rng := Stream(seed, "queue-diff")
-	for round := 0; round < 20; round++ {
-		e := NewEngine()
-		l := &orderLog{}
-		var ref []refEvent
-		id := 0
-		spread := []Tick{1, 10, 1000, US, MS}[rng.IntN(5)]
-		var want []int
-		steps := 2000 + rng.IntN(8000)
-		for s := 0; s < steps; s++ {
-			// Push a burst, then pop some; the population rises and falls.
-			burst := rng.IntN(8)
-			if s%3000 < 1000 {
-				burst += 4
-			}
-			for k := 0; k < burst; k++ {
-				var d Tick
-				switch rng.IntN(10) {
-				case 0:
-					d = 0 // ties with now
-				case 1:
-					d = Tick(rng.Uint64N(uint64(spread)*1000 + 1)) // far future
-				default:
-					d = Tick(rng.Uint64N(uint64(spread) + 1))
-				}
-				p := Priority(rng.IntN(4) * 10)
-				it := &orderItem{l, id}
-				e.After(d, p, it, uint64(id))
-				ref = insertRef(ref, refEvent{at: e.Now() + d, prio: p, seq: id})
-				id++
-			}
-			k := min(rng.IntN(10), len(ref))
-			if k > 0 {
-				for _, r := range ref[:k] {
-					want = append(want, r.seq)
-					require.True(t, e.Step())
-				}
-				ref = ref[k:]
-			}
-		}
-		for _, r := range ref {
-			want = append(want, r.seq)
-		}
-		e.Run()
-		require.Equal(t, want, l.got, "round %d (spread %v): dispatch order differs from the sorted reference", round, spread)
-	}
-}
-
 func TestSchedulingAllocatesNothingInSteadyState(t *testing.T) {
 	p, err := NewPHOLD(1000, 10, US, 7)
 	require.NoError(t, err)
@@ -174,25 +101,6 @@ func TestPHOLDIsDeterministic(t *testing.T) {
 	}
 	require.Equal(t, run(), run())
 }
-
-// insertRef keeps ref sorted by (time, priority, sequence).
-func insertRef(ref []refEvent, r refEvent) []refEvent {
-	i := sort.Search(len(ref), func(i int) bool {
-		a := ref[i]
-		if a.at != r.at {
-			return a.at > r.at
-		}
-		if a.prio != r.prio {
-			return a.prio > r.prio
-		}
-		return a.seq > r.seq
-	})
-	ref = append(ref, refEvent{})
-	copy(ref[i+1:], ref[i:])
-	ref[i] = r
-	return ref
-}
-
 func TestInEventIsTrueOnlyInsideAHandler(t *testing.T) {
 	e := NewEngine()
 	require.False(t, e.InEvent())

@@ -26,25 +26,28 @@ type pholdLP struct {
 func (lp *pholdLP) Handle(now Tick, _ uint64) {
 	p := lp.p
 	lp.handled++
-	p.count++
-	if p.count >= p.limit {
-		p.eng.Stop()
-		return
-	}
 	dst := &p.lps[p.rng.IntN(len(p.lps))]
 	p.eng.After(Tick(p.rng.ExpFloat64()*p.meanPS), PrioDefault, dst, 0)
+	p.count++
+	if p.count >= p.limit {
+		p.eng.Stop() // the population stays N*M across Run calls
+	}
 }
 
 // NewPHOLD builds the model on a fresh engine. mean is the mean event spacing
 // per process (1 us in the standard configuration).
 func NewPHOLD(n, m int, mean Tick, seed uint64) (*PHOLD, error) {
+	return newPHOLD(NewEngine(), n, m, mean, seed)
+}
+
+func newPHOLD(eng *Engine, n, m int, mean Tick, seed uint64) (*PHOLD, error) {
 	if n < 1 || m < 1 {
 		return nil, fmt.Errorf("sim: PHOLD needs n >= 1 and m >= 1, got n=%d m=%d", n, m)
 	}
 	if n*m > 1<<28 {
 		return nil, fmt.Errorf("sim: PHOLD n*m = %d is above the bound of %d pending events", n*m, 1<<28)
 	}
-	p := &PHOLD{eng: NewEngine(), rng: Stream(seed, "PHOLD"), meanPS: float64(mean)}
+	p := &PHOLD{eng: eng, rng: Stream(seed, "PHOLD"), meanPS: float64(mean)}
 	p.lps = make([]pholdLP, n)
 	for i := range p.lps {
 		p.lps[i].p = p

@@ -1,257 +1,244 @@
 package sim
 
-import "math/bits"
+import "math"
 
-// bucketQueue is the engine's event queue, ordered by (time, priority,
-// sequence). It is a two-level structure in the calendar-queue family
-// (R. Brown, CACM 1988; the ladder queue of Tang, Goh and Thng, 2005, has the
-// same idea of sorting only the near future):
+// eventQueue is the engine's event queue, ordered by (time, priority,
+// sequence). It has two modes, chosen by the number of pending events:
 //
-//   - time is cut into coarse windows of 2^shift ticks, kept in a ring of
-//     buckets; a bucket is an unsorted slice, and scheduling into a future
-//     window is an append;
-//   - the current window's events sit in a small binary heap. When the heap
-//     runs dry the next window's bucket is moved into it (events of a later
-//     year stay behind).
+//   - heap mode, up to calendarOn events (a NIC model keeps a few to a few
+//     hundred): every event sits in one 4-ary heap (nearHeap);
+//   - calendar mode, above it: a calendar queue in the manner of R. Brown
+//     (CACM 1988) and of the ladder queue of Tang, Goh and Thng (2005), which
+//     sorts only the near future. Time is cut into windows of 2^shift ticks
+//     kept in a ring of unsorted buckets (calendar); when dispatch reaches a
+//     window, its bucket's entries are sorted once by a counting sort
+//     (windowRun) and dispatched from the front. Events scheduled into the
+//     window after that wait in the heap, and each dispatch takes the smaller
+//     of the run's and the heap's first. The queue goes back to heap mode
+//     below calendarOff events.
 //
-// With millions of pending events this keeps every touch sequential or inside
-// a heap of a few dozen entries, instead of one cache miss per comparison. The
-// window width follows the observed spacing of dispatched events (about
-// windowTarget events per window) and the ring grows and shrinks with the
-// population. After warm-up, scheduling and dispatching allocate nothing.
-type bucketQueue struct {
-	heap    []event   // current window, a binary min-heap
-	buckets [][]event // ring of future windows
-	mask    uint64    // len(buckets)-1
-	shift   uint      // window width = 1 << shift ticks
-	win     uint64    // absolute index of the current window
-	winEnd  Tick      // end of the current window (exclusive); heap holds exactly the events before it
-	n       int       // live entries
+// After warm-up nothing allocates.
+type eventQueue struct {
+	near    nearHeap  // heap mode: every event; calendar mode: late arrivals in the current window
+	run     windowRun // calendar mode: the current window, sorted
+	n       int       // live events
+	winLast Tick      // events at or before winLast go to near or run; MaxTick in heap mode
 
-	last   Tick   // time of the last dispatched event
-	gapSum uint64 // sum of recent inter-dispatch gaps
-	gapN   uint64
+	growAt, shrinkAt int // n outside [shrinkAt, growAt] changes the mode or the ring
+
+	calendarMode bool
+	cal          calendar
+	scratch      []event // a window's entries on their way into run
 }
 
 const (
-	minBuckets   = 16
-	windowTarget = 64   // events per window aimed for
-	gapSamplesN  = 4096 // dispatch gaps sampled between width checks
+	// calendarOn and calendarOff bound heap mode, with a 4x hysteresis so
+	// that a population swinging around one of them does not rebuild at every
+	// event. Measured in one run (BenchmarkPHOLDQueues with the threshold
+	// varied): PHOLD at 1024 to 4096 pending events ran 10-30 % faster in
+	// calendar mode than in heap mode, while the hold model with clock-like
+	// increments (BenchmarkQueueHold) ran about as fast or faster in heap mode
+	// up to a few thousand; 2048 sits between.
+	calendarOn  = 2048
+	calendarOff = calendarOn / 4
 )
 
-func newBucketQueue() *bucketQueue {
-	q := &bucketQueue{shift: 10}
-	q.buckets = make([][]event, minBuckets)
-	q.mask = minBuckets - 1
-	q.winEnd = Tick(1) << q.shift
+func newEventQueue() *eventQueue {
+	q := &eventQueue{winLast: MaxTick, growAt: calendarOn}
+	q.near.init()
 	return q
 }
 
 // Len is the number of events held.
-func (q *bucketQueue) Len() int { return q.n }
+func (q *eventQueue) Len() int { return q.n }
 
-func (q *bucketQueue) push(ev event) {
+func (q *eventQueue) push(ev event) {
 	q.n++
-	if ev.at < q.winEnd {
-		q.heapPush(ev)
+	if ev.at <= q.winLast {
+		k, v := qkey{ev.at, ev.ord}, payload{ev.h, ev.arg}
+		if q.near.hole { // the usual case: a handler schedules its next event
+			q.near.hole = false
+			q.near.down(0, k, v)
+		} else {
+			q.near.append(k, v)
+		}
 	} else {
-		b := (uint64(ev.at) >> q.shift) & q.mask
-		q.buckets[b] = append(q.buckets[b], ev)
+		q.cal.add(ev)
 	}
-	if q.n > 2*windowTarget*len(q.buckets) && len(q.buckets) < 1<<26 {
-		q.rebuild(len(q.buckets) * 2)
+	if q.n > q.growAt {
+		q.grow()
 	}
+}
+
+// popUntil removes and returns the smallest event if the queue holds one at
+// or before t.
+func (q *eventQueue) popUntil(t Tick) (event, bool) {
+	if q.n == 0 {
+		return event{}, false
+	}
+	if !q.calendarMode {
+		q.near.settle()
+		if q.near.keys[0].at > t {
+			return event{}, false
+		}
+		q.n--
+		return q.near.take(), true
+	}
+	if q.peek() > t {
+		return event{}, false
+	}
+	return q.pop(), true
 }
 
 // pop removes and returns the smallest event. The queue must not be empty.
-func (q *bucketQueue) pop() event {
-	if len(q.heap) == 0 {
+func (q *eventQueue) pop() event {
+	q.n--
+	if !q.calendarMode {
+		q.near.settle()
+		return q.near.take()
+	}
+	q.near.settle()
+	if q.run.empty() && q.near.n == 0 {
 		q.advance()
 	}
-	ev := q.heapPop()
-	q.n--
-	if ev.at > q.last && q.gapN < gapSamplesN {
-		q.gapSum += uint64(ev.at - q.last)
-		q.gapN++
+	var ev event
+	if q.near.n > 0 && (q.run.empty() || q.nearFirst()) {
+		ev = q.near.take()
+	} else {
+		ev = q.run.take()
 	}
-	q.last = ev.at
-	switch {
-	case q.n < windowTarget*len(q.buckets)/8 && len(q.buckets) > minBuckets:
-		q.rebuild(len(q.buckets) / 2)
-	case q.gapN == gapSamplesN:
-		// Re-calibrate when the ideal width is 4x off; a steady population
-		// never triggers a resize, so the width must be checked on its own.
-		if s := q.idealShift(); s+2 <= q.shift || s >= q.shift+2 {
-			q.rebuild(len(q.buckets))
-		} else {
-			q.gapSum, q.gapN = 0, 0
-		}
+	q.cal.sample(ev.at)
+	if q.n < q.shrinkAt || q.cal.miscalibrated() {
+		q.shrink()
 	}
 	return ev
 }
 
-// peek returns the smallest event's time without removing it. It may move
-// the current window forward, which changes nothing observable.
-func (q *bucketQueue) peek() Tick {
-	if len(q.heap) == 0 {
+// peek returns the smallest event's time without removing it. The queue must
+// not be empty. It may move the current window forward, which changes nothing
+// observable.
+func (q *eventQueue) peek() Tick {
+	q.near.settle()
+	if !q.calendarMode {
+		return q.near.keys[0].at
+	}
+	if q.run.empty() && q.near.n == 0 {
 		q.advance()
 	}
-	return q.heap[0].at
+	if q.near.n > 0 && (q.run.empty() || q.nearFirst()) {
+		return q.near.keys[0].at
+	}
+	return q.run.first().at
 }
 
-// advance moves the current window forward to the next window holding an
-// event and loads that window's events into the heap. The queue must hold at
-// least one event and the heap must be empty.
-func (q *bucketQueue) advance() {
-	for k := 0; k < len(q.buckets); k++ {
-		q.win++
-		q.winEnd = Tick((q.win + 1) << q.shift)
-		if q.load(q.win & q.mask) {
-			return
-		}
-	}
-	// A whole year without an event: jump to the window of the minimum.
-	lo := MaxTick
-	for _, b := range q.buckets {
-		for i := range b {
-			lo = min(lo, b[i].at)
-		}
-	}
-	q.win = uint64(lo) >> q.shift
-	q.winEnd = Tick((q.win + 1) << q.shift)
-	q.load(q.win & q.mask)
+// nearFirst reports whether the heap's first event comes before the run's.
+// Neither may be empty.
+func (q *eventQueue) nearFirst() bool {
+	k := q.run.first()
+	return before(&q.near.keys[0], &k) == 1
 }
 
-// load moves the events of bucket b that fall before winEnd into the heap
-// and reports whether any did. Events of later years stay in the bucket.
-func (q *bucketQueue) load(b uint64) bool {
-	bk := q.buckets[b]
-	if len(bk) == 0 {
+// advance moves the calendar to the next window holding an event and sorts
+// it into the run. The run and the heap must be empty and the calendar not.
+func (q *eventQueue) advance() {
+	c := &q.cal
+	found := false
+	for k := 0; k < len(c.buckets) && !found; k++ {
+		c.win++
+		found = q.load(c.win & c.mask)
+	}
+	if !found { // a whole year without an event: jump to the minimum's window
+		c.win = c.minWindow()
+		q.load(c.win & c.mask)
+	}
+	q.winLast = c.winLast()
+}
+
+// load sorts the entries of bucket b that fall in the current window into
+// the run and reports whether there were any; entries of later years stay.
+func (q *eventQueue) load(b uint64) bool {
+	w := q.cal.take(b, q.cal.winLast(), q.scratch[:0])
+	if len(w) == 0 {
 		return false
 	}
-	keep := bk[:0]
-	for i := range bk {
-		if bk[i].at < q.winEnd {
-			q.heap = append(q.heap, bk[i])
-		} else {
-			keep = append(keep, bk[i])
-		}
-	}
-	clear(bk[len(keep):]) // drop handler references for the GC
-	q.buckets[b] = keep
-	if len(q.heap) == 0 {
-		return false
-	}
-	for i := len(q.heap)/2 - 1; i >= 0; i-- {
-		q.down(i)
-	}
+	q.run.fill(w, q.cal.winStart(), q.cal.shift)
+	clear(w)
+	q.scratch = w[:0]
 	return true
 }
 
-// rebuild re-creates the ring with nb buckets and a width from the observed
-// event spacing, and redistributes every event.
-func (q *bucketQueue) rebuild(nb int) {
-	all := make([]event, 0, q.n)
-	all = append(all, q.heap...)
-	for _, b := range q.buckets {
-		all = append(all, b...)
+// grow switches to calendar mode or doubles the ring.
+func (q *eventQueue) grow() {
+	nb := minBuckets
+	if q.calendarMode {
+		nb = 2 * len(q.cal.buckets)
 	}
-	if q.gapN >= 16 {
-		q.shift = q.idealShift()
-	} else if len(all) > 1 {
-		lo, hi := MaxTick, Tick(0)
-		for i := range all {
-			lo, hi = min(lo, all[i].at), max(hi, all[i].at)
-		}
-		q.shift = shiftFor(uint64(hi-lo) / uint64(len(all)))
+	for bucketFillMax*nb < q.n {
+		nb *= 2
 	}
-	q.gapSum, q.gapN = 0, 0
-	if len(q.buckets) != nb {
-		q.buckets = make([][]event, nb)
-	} else {
-		for i := range q.buckets {
-			clear(q.buckets[i])
-			q.buckets[i] = q.buckets[i][:0]
-		}
+	q.rebuild(nb)
+}
+
+// shrink halves the ring, re-measures the window width, or goes back to heap
+// mode.
+func (q *eventQueue) shrink() {
+	switch {
+	case q.n < calendarOff:
+		q.toHeap()
+	case q.n < q.shrinkAt:
+		q.rebuild(len(q.cal.buckets) / 2)
+	default:
+		q.rebuild(len(q.cal.buckets))
 	}
-	q.mask = uint64(nb - 1)
-	q.win = uint64(q.last) >> q.shift
-	q.winEnd = Tick((q.win + 1) << q.shift)
-	clear(q.heap)
-	q.heap = q.heap[:0]
+}
+
+// rebuild (re)creates the calendar with nb buckets and redistributes every
+// event.
+func (q *eventQueue) rebuild(nb int) {
+	all := q.near.drain(make([]event, 0, q.n))
+	all = q.run.drain(all)
+	all = q.cal.drain(all)
+	q.winLast = q.cal.reset(nb, all)
+	w := q.scratch[:0]
 	for i := range all {
-		if all[i].at < q.winEnd {
-			q.heap = append(q.heap, all[i])
+		if all[i].at <= q.winLast {
+			w = append(w, all[i])
 		} else {
-			b := (uint64(all[i].at) >> q.shift) & q.mask
-			q.buckets[b] = append(q.buckets[b], all[i])
+			q.cal.add(all[i])
 		}
 	}
-	for i := len(q.heap)/2 - 1; i >= 0; i-- {
-		q.down(i)
+	q.run.fill(w, q.cal.winStart(), q.cal.shift)
+	clear(w)
+	q.scratch = w[:0]
+	q.calendarMode = true
+	q.growAt = math.MaxInt
+	if nb < maxBuckets {
+		q.growAt = bucketFillMax * nb
+	}
+	q.shrinkAt = calendarOff
+	if nb > minBuckets {
+		q.shrinkAt = max(calendarOff, bucketFillMin*nb)
 	}
 }
 
-func (q *bucketQueue) idealShift() uint { return shiftFor(q.gapSum / q.gapN) }
-
-// shiftFor is log2 of a window holding about windowTarget events spaced gap
-// ticks apart.
-func shiftFor(gap uint64) uint {
-	w := gap * windowTarget
-	if w < 1 {
-		w = 1
+// toHeap moves every event into the heap.
+func (q *eventQueue) toHeap() {
+	q.near.settle()
+	rest := q.run.drain(q.scratch[:0])
+	for i := range rest {
+		q.near.add(&rest[i])
 	}
-	s := uint(bits.Len64(w) - 1)
-	return min(s, 50)
-}
-
-func (q *bucketQueue) heapPush(ev event) {
-	q.heap = append(q.heap, ev)
-	h := q.heap
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !ev.less(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
+	clear(rest)
+	q.scratch = rest[:0]
+	rest = q.cal.drain(q.scratch[:0])
+	for i := range rest {
+		q.near.add(&rest[i])
 	}
-	h[i] = ev
-}
-
-func (q *bucketQueue) heapPop() event {
-	h := q.heap
-	ev := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[last] = event{}
-	q.heap = h[:last]
-	if last > 1 {
-		q.down(0)
-	}
-	return ev
-}
-
-// down sifts the element at i into place, moving a hole rather than swapping.
-func (q *bucketQueue) down(i int) {
-	h := q.heap
-	n := len(h)
-	x := h[i]
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h[r].less(&h[l]) {
-			m = r
-		}
-		if !h[m].less(&x) {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = x
+	clear(rest)
+	q.scratch = rest[:0]
+	q.near.heapify()
+	q.cal.gapSum, q.cal.gapN, q.cal.gapPos = 0, 0, 0
+	q.winLast = MaxTick
+	q.calendarMode = false
+	q.growAt, q.shrinkAt = calendarOn, 0
 }

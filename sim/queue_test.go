@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// refEvent is the sorted reference's entry.
+type refEvent struct {
+	at   Tick
+	prio Priority
+	seq  int
+}
+
+type orderLog struct {
+	got []int
+}
+
+type orderItem struct {
+	l  *orderLog
+	id int
+}
+
+func (o *orderItem) Handle(_ Tick, arg uint64) { o.l.got = append(o.l.got, int(arg)) }
+
+// delayGen draws the delays of one phase of a differential test: ties with
+// now, near times on a clock grid, spread-out times and far-future ones, in
+// proportions that change from phase to phase.
+type delayGen struct {
+	rng    *rand.Rand
+	spread Tick
+	ties   int // out of 16
+	grid   int // out of 16
+	far    int // out of 16
+}
+
+func newDelayGen(rng *rand.Rand) delayGen {
+	return delayGen{
+		rng:    rng,
+		spread: []Tick{1, 10, 1000, US, MS}[rng.IntN(5)],
+		ties:   rng.IntN(6),
+		grid:   rng.IntN(8),
+		far:    rng.IntN(3),
+	}
+}
+
+func (g delayGen) next() Tick {
+	r := g.rng.IntN(16)
+	switch {
+	case r < g.ties:
+		return 0
+	case r < g.ties+g.grid:
+		return Tick(g.rng.IntN(4)) * g.spread
+	case r < g.ties+g.grid+g.far:
+		return Tick(g.rng.Uint64N(uint64(g.spread)*1000 + 1))
+	}
+	return Tick(g.rng.Uint64N(uint64(g.spread) + 1))
+}
+
+// TestQueueMatchesSortedReference drives the engine and a sorted slice with
+// the same seeded schedule and requires the same dispatch order. Each round
+// takes the population above calendarOn (calendar mode) and below
+// calendarOff (back to heap mode) and back up, with bursts, ties under mixed
+// priorities, clock-grid times, far-future events and interleaved dispatch.
+func TestQueueMatchesSortedReference(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "queue-diff")
+	sawCalendar, sawBack := false, false
+	for round := 0; round < 6; round++ {
+		e := NewEngine()
+		q := e.q.(*eventQueue)
+		l := &orderLog{}
+		var ref []refEvent
+		var want []int
+		id := 0
+		targets := []int{calendarOn + 1 + rng.IntN(calendarOn/2), rng.IntN(calendarOff), calendarOn + rng.IntN(calendarOn/2), rng.IntN(8)}
+		for _, target := range targets {
+			g := newDelayGen(rng)
+			for steps := 0; len(ref) != target || steps < 500; steps++ {
+				push, pop := rng.IntN(4), rng.IntN(4)
+				if len(ref) < target {
+					push += rng.IntN(16)
+				} else if len(ref) > target {
+					pop += rng.IntN(16)
+				}
+				for k := 0; k < push; k++ {
+					d, p := g.next(), Priority(rng.IntN(4)*10)
+					e.After(d, p, &orderItem{l, id}, uint64(id))
+					ref = insertRef(ref, refEvent{at: e.Now() + d, prio: p, seq: id})
+					id++
+				}
+				for k := min(pop, len(ref)); k > 0; k-- {
+					want = append(want, ref[0].seq)
+					ref = ref[1:]
+					require.True(t, e.Step())
+				}
+				sawCalendar = sawCalendar || q.calendarMode
+				sawBack = sawBack || (sawCalendar && !q.calendarMode)
+			}
+		}
+		for _, r := range ref {
+			want = append(want, r.seq)
+		}
+		e.Run()
+		require.Equal(t, want, l.got, "round %d: dispatch order differs from the sorted reference", round)
+	}
+	require.True(t, sawCalendar, "the schedule never put the queue in calendar mode")
+	require.True(t, sawBack, "the schedule never brought the queue back to heap mode")
+}
+
+// insertRef keeps ref sorted by (time, priority, sequence).
+func insertRef(ref []refEvent, r refEvent) []refEvent {
+	i := sort.Search(len(ref), func(i int) bool {
+		a := ref[i]
+		if a.at != r.at {
+			return a.at > r.at
+		}
+		if a.prio != r.prio {
+			return a.prio > r.prio
+		}
+		return a.seq > r.seq
+	})
+	ref = append(ref, refEvent{})
+	copy(ref[i+1:], ref[i:])
+	ref[i] = r
+	return ref
+}
+
+// TestQueueMatchesReferenceHeapThroughRingChanges drives the queue and the
+// reference 4-ary heap (checked against the sorted reference by
+// TestReferenceHeapMatchesSortedReference) with populations large enough to
+// grow and shrink the calendar's ring, phases whose event spacing differs by
+// orders of magnitude (the window width must be re-measured), bursts of
+// thousands of events on one tick, and events near the end of the time axis.
+// Every dispatch and every peek must agree.
+func TestQueueMatchesReferenceHeapThroughRingChanges(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "queue-ring")
+	q, ref := newEventQueue(), &heap4Queue{}
+	var now Tick
+	var seq uint64
+	var arg uint64
+	push := func(d Tick, p Priority) {
+		seq++
+		arg++
+		at := now + min(d, MaxTick-now)
+		ev := event{at: at, ord: uint64(p)<<seqBits | seq, h: nopHandler{}, arg: arg}
+		q.push(ev)
+		ref.push(ev)
+	}
+	pop := func() {
+		if w, g := ref.peek(), q.peek(); w != g {
+			t.Fatalf("after %d pushes: peek %v, reference %v", seq, g, w)
+		}
+		want, got := ref.pop(), q.pop()
+		if want.at != got.at || want.ord != got.ord || want.arg != got.arg {
+			t.Fatalf("after %d pushes: dispatched (%v, %x, %d), reference (%v, %x, %d)", seq, got.at, got.ord, got.arg, want.at, want.ord, want.arg)
+		}
+		now = got.at
+	}
+	ringSizes, prevRing := map[int]bool{}, 0
+	sawShrink, sawBack, shifts := false, false, map[uint]bool{}
+	for _, target := range []int{70_000, 20_000, 3_000, 100, 40_000, 0} {
+		g := newDelayGen(rng)
+		for steps := 0; q.Len() != target || steps < 10_000; steps++ {
+			nPush, nPop := rng.IntN(3), rng.IntN(3)
+			if q.Len() < target {
+				nPush += rng.IntN(64)
+			} else if q.Len() > target {
+				nPop += rng.IntN(64)
+			}
+			switch r := rng.IntN(10_000); {
+			case r == 0: // a burst of events on one tick, mixed priorities
+				d := g.next()
+				for k := rng.IntN(4000); k > 0; k-- {
+					push(d, Priority(rng.IntN(8)*10))
+				}
+			case r == 1: // an event near the end of time
+				push(MaxTick-now-Tick(rng.IntN(1000)), PrioDefault)
+			}
+			for k := 0; k < nPush; k++ {
+				push(g.next(), Priority(rng.IntN(4)*10))
+			}
+			for k := min(nPop, q.Len()); k > 0; k-- {
+				pop()
+			}
+			if q.calendarMode {
+				nb := len(q.cal.buckets)
+				sawShrink = sawShrink || nb < prevRing
+				ringSizes[nb], prevRing = true, nb
+				shifts[q.cal.shift] = true
+			} else {
+				sawBack = sawBack || len(ringSizes) > 0
+			}
+		}
+	}
+	require.Zero(t, ref.Len())
+	require.Greater(t, len(ringSizes), 2, "the ring never grew twice")
+	require.True(t, sawShrink, "the ring never shrank")
+	require.True(t, sawBack, "the queue never went back to heap mode")
+	require.Greater(t, len(shifts), 1, "the window width was never re-measured")
+}
+
+// TestReferenceHeapMatchesSortedReference checks the reference heap that the
+// larger differential test and the benchmarks compare against.
+func TestReferenceHeapMatchesSortedReference(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "heap4-diff")
+	q := &heap4Queue{}
+	var ref []refEvent
+	var now Tick
+	g := newDelayGen(rng)
+	for s := 0; s < 20_000; s++ {
+		for k := rng.IntN(4); k > 0; k-- {
+			d, p := g.next(), Priority(rng.IntN(4)*10)
+			q.push(event{at: now + d, ord: uint64(p)<<seqBits | uint64(s*8+k), arg: uint64(s*8 + k)})
+			ref = insertRef(ref, refEvent{at: now + d, prio: p, seq: s*8 + k})
+		}
+		for k := min(rng.IntN(4), len(ref)); k > 0; k-- {
+			ev := q.pop()
+			require.Equal(t, uint64(ref[0].seq), ev.arg)
+			now = ev.at
+			ref = ref[1:]
+		}
+	}
+}
+
+// TestWindowSortOrdersTiesWhateverTheirArrivalOrder sorts windows through
+// each of windowRun's paths: spread-out times, many entries on a few ticks
+// in scheduling order (the priority pass) and in scrambled order (the
+// comparison sort), and requires (time, priority, sequence) order.
+func TestWindowSortOrdersTiesWhateverTheirArrivalOrder(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "window-sort")
+	for _, c := range []struct {
+		name     string
+		ticks    int
+		scramble bool
+	}{{"spread", 1 << 20, false}, {"ties", 3, false}, {"ties-scrambled", 3, true}} {
+		const shift = 12
+		start := Tick(rng.Uint64N(1<<40)) << shift
+		src := make([]event, 5000)
+		for i := range src {
+			at := start + Tick(rng.IntN(c.ticks))*(1<<shift)/Tick(c.ticks)
+			src[i] = event{at: at, ord: uint64(rng.IntN(8)*10)<<seqBits | uint64(i+1)}
+		}
+		if c.scramble {
+			rng.Shuffle(len(src), func(i, j int) { src[i], src[j] = src[j], src[i] })
+		}
+		want := slices.Clone(src)
+		slices.SortFunc(want, func(a, b event) int {
+			if a.less(&b) {
+				return -1
+			}
+			return 1
+		})
+		var r windowRun
+		r.fill(src, start, shift)
+		require.Equal(t, want, r.ev, c.name)
+	}
+}
