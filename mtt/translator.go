@@ -82,6 +82,13 @@ type table struct {
 	freeMSHR  []uint32
 	issue     ring // MSHRs waiting for room in the DMA queue
 	stats     *TableStats
+	portsM    *sim.Meter // lookup ports: each lookup holds one for a cycle
+	mshrsM    *sim.Meter // MSHRs in use
+}
+
+// usedMSHRs sets the MSHR meter to the MSHRs in use now.
+func (tb *table) usedMSHRs(now sim.Tick) {
+	tb.mshrsM.Set(now, uint64(len(tb.mshrs)-len(tb.freeMSHR)))
 }
 
 type writeOp struct {
@@ -117,6 +124,7 @@ type Translator struct {
 	writes     []writeOp
 	freeWrites []uint32
 	writeQ     ring
+	writesM    *sim.Meter // write slots in use (WriteOpsMax)
 
 	// Stats are the unit's statistics; register them with Stats.Register.
 	Stats Stats
@@ -175,7 +183,16 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 		for j := range tb.freeMSHR {
 			tb.freeMSHR[j] = c.cs.MSHRsMax - 1 - uint32(j)
 		}
+		if tb.portsM, err = env.Meters.New(c.name+".Ports", "lookups/cycle", uint64(c.cs.PortsPerCycle)); err != nil {
+			return nil, err
+		}
+		if tb.mshrsM, err = env.Meters.New(c.name+".MSHRs", "MSHRs", uint64(c.cs.MSHRsMax)); err != nil {
+			return nil, err
+		}
 		t.tabs[i] = tb
+	}
+	if t.writesM, err = env.Meters.New(name+".Writes", "writes", uint64(spec.WriteOpsMax)); err != nil {
+		return nil, err
 	}
 	t.slots = make([]slot, spec.RequestsMax)
 	t.freeSlots = make([]uint32, spec.RequestsMax)
@@ -295,8 +312,14 @@ func (t *Translator) Tick(now sim.Tick) bool {
 
 func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 	tb := &t.tabs[ti]
-	did := false
+	did, used := false, 0
+	defer func() {
+		if used > 0 {
+			tb.portsM.BusyN(now, now+t.clock.Period, uint64(used))
+		}
+	}()
 	for p := 0; p < tb.ports && tb.ready.len() > 0; p++ {
+		used++
 		id := tb.ready.pop()
 		s := &t.slots[id]
 		if ti == tabMPT {
@@ -331,11 +354,13 @@ func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 		if len(tb.freeMSHR) == 0 {
 			tb.ready.pushFront(id)
 			tb.stats.MSHRStalls++
+			used--
 			break
 		}
 		m := tb.freeMSHR[len(tb.freeMSHR)-1]
 		tb.freeMSHR = tb.freeMSHR[:len(tb.freeMSHR)-1]
 		tb.mshrs[m] = mshr{line: s.line, busy: true, head: -1, tail: -1}
+		tb.usedMSHRs(now)
 		tb.stats.Lookups++
 		tb.stats.Misses++
 		s.accStart = now
@@ -437,6 +462,7 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 		head := ms.head
 		*ms = mshr{}
 		tb.freeMSHR = append(tb.freeMSHR, m)
+		tb.usedMSHRs(now)
 		for id := head; id >= 0; {
 			next := t.slots[id].next
 			tb.stats.LatencyPS.Record(uint64(now - t.slots[id].accStart))
@@ -454,6 +480,7 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 			done, darg := w.done, w.arg
 			*w = writeOp{}
 			t.freeWrites = append(t.freeWrites, id)
+			t.writesM.Set(now, uint64(len(t.writes)-len(t.freeWrites)))
 			t.Stats.WritesDone++
 			if done != nil {
 				done.Handle(now, darg)
@@ -572,6 +599,7 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 	id := t.freeWrites[len(t.freeWrites)-1]
 	t.freeWrites = t.freeWrites[:len(t.freeWrites)-1]
 	t.writes[id] = writeOp{tab: ti, addr: lo, end: hi, chunk: chunk, done: done, arg: arg}
+	t.writesM.Set(t.eng.Now(), uint64(len(t.writes)-len(t.freeWrites)))
 	t.writeQ.push(id)
 	t.drv.Wake()
 	return nil

@@ -63,7 +63,9 @@ type Adapter struct {
 	wire    *Wire
 	wireEnd int
 
-	// Host side: the CPU's MMIO writes, and object calls waiting for the NIC.
+	// Host side: the posting cores, the CPU's MMIO writes, and object calls
+	// waiting for the NIC.
+	cores hostCPU
 	cpu   mmioQueue
 	calls pendingCalls
 
@@ -83,6 +85,8 @@ type Adapter struct {
 
 	// Stats are the adapter's statistics; register them with Register.
 	Stats Stats
+
+	buildErr error // the first error building the adapter (a meter name taken)
 
 	// Tracing: when a tracer is attached (AddTracer), every retired request
 	// becomes a span from post to retirement on its QP's track, with
@@ -114,8 +118,24 @@ func New(name string, spec Spec, env *sim.Env, mmio MMIO, dma DMA) (*Adapter, er
 	a := &Adapter{name: name, spec: spec, info: spec.Info(), env: env, eng: env.Engine, clock: clock,
 		mmio: mmio, dma: dma, tpt: tpt, host: hostMem{next: spec.HostBaseAddr}, mrPool: spec.MRPoolEntries,
 		mem: NewHostMemory(int(spec.HostMemoryPagesMax))}
-	a.build()
+	if err := a.build(); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// meter registers a meter on the adapter's simulation. A name already
+// taken (two adapters of one name on one engine) is the adapter's error,
+// which New returns; the block gets a meter of its own so it runs anyway.
+func (a *Adapter) meter(name, unit string, capacity uint64) *sim.Meter {
+	m, err := a.env.Meters.New(name, unit, max(capacity, 1))
+	if err != nil {
+		if a.buildErr == nil {
+			a.buildErr = err
+		}
+		m, _ = sim.NewMeters().New(name, unit, max(capacity, 1))
+	}
+	return m
 }
 
 // Name is the adapter's hierarchical name.

@@ -94,7 +94,7 @@ func (c *completion) Tick(now sim.Tick) bool {
 	}
 	c.drain = keep
 	if c.wrote > 0 {
-		c.nextAccept = now + c.interval
+		c.took(now, c.wrote)
 	}
 	if next != sim.MaxTick {
 		c.drv.WakeAt(next)
@@ -160,15 +160,23 @@ func (c *completion) writeCQE(qp *QP, w *wr) {
 	c.a.Stats.CQEs++
 }
 
-// Handle runs when a CQE write (cqn<<32 | ring slot) is visible in host
-// memory (pcie's DMA.Write done).
+// Handle runs when a CQE write (cqn<<32 | ring slot) has reached host
+// memory: the NIC's post-to-CQE latency ends here and interrupt moderation
+// counts it; the consumer sees it once the QP's core has polled it
+// (hostCPU.poll, then cqeSeen).
 func (c *completion) Handle(now sim.Tick, arg uint64) {
 	a := c.a
 	cq := a.cqs[arg>>32]
 	e := &cq.ring[uint32(arg)]
-	e.visible = true
 	a.Stats.recordCQE(e, now)
 	a.irq.cqeVisible(cq, now)
+	a.cores.poll(cq, uint32(arg))
+}
+
+// cqeSeen makes the CQE in slot of cq visible to the consumer (GetCQResults)
+// and runs the CQ's hook.
+func (a *Adapter) cqeSeen(cq *CQ, slot uint32, now sim.Tick) {
+	cq.ring[slot].visible = true
 	if cq.hook != nil {
 		cq.hook.Handle(now, cq.hookArg)
 	}

@@ -577,14 +577,32 @@ func TestReadThenWriteSameBytesReadSeesOldBytes(t *testing.T) {
 }
 
 // The wire serialises each direction at its rate and adds its latency:
-// 100 Gbit/s = 80 ps per byte, 78 B of headers, 500 ns.
-func TestWireSerialisesPacketsAndAddsLatency(t *testing.T) {
+// 100 Gbit/s = 80 ps per byte, 500 ns; a frame is its payload, its
+// headers (62 B, RETH 16 on a Write, AETH 4 on an ACK) and 20 B of
+// Ethernet framing.
+func TestWireSerialisesFramesAndAddsLatency(t *testing.T) {
 	p := newPair(t, DefaultSpec())
 	w := p.wire
-	w.send(0, packet{kind: pktAck, data: make([]byte, 1000)})
+	w.send(0, packet{kind: pktWriteReq, data: make([]byte, 1000)})
 	w.send(0, packet{kind: pktAck})
 	d := w.dirs[0].inFlight
-	require.Equal(t, sim.Tick((78+1000)*80)+500*sim.NS, d[0].arriveAt)
-	require.Equal(t, sim.Tick((78+1000+78)*80)+500*sim.NS, d[1].arriveAt)
-	require.Equal(t, uint64(2*78+1000), w.Stats.Bytes[0])
+	write, ack := uint64(1000+16+62+20), uint64(4+62+20)
+	require.Equal(t, sim.Tick(write*80)+500*sim.NS, d[0].arriveAt)
+	require.Equal(t, sim.Tick((write+ack)*80)+500*sim.NS, d[1].arriveAt)
+	require.Equal(t, write+ack, w.Stats.Bytes[0])
+	require.Equal(t, uint64(2), w.Stats.Packets[0])
+}
+
+// A message is cut into packets of at most the path MTU, each with its
+// headers and framing: a 64 KiB Write is 16 packets of 4 KiB, so it can
+// never carry more than 4096/(4096+82) of the line rate as payload.
+func TestWireCutsMessagesIntoMTUPackets(t *testing.T) {
+	p := newPair(t, DefaultSpec())
+	w := p.wire
+	w.send(0, packet{kind: pktWriteReq, data: make([]byte, 65536)})
+	require.Equal(t, uint64(16), w.Stats.Packets[0])
+	require.Equal(t, uint64(65536+16+16*(62+20)), w.Stats.Bytes[0])
+	w.send(1, packet{kind: pktReadResp, data: make([]byte, 4097)})
+	require.Equal(t, uint64(2), w.Stats.Packets[1])
+	require.Equal(t, uint64(4097+2*4+2*(62+20)), w.Stats.Bytes[1])
 }

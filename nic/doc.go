@@ -74,10 +74,16 @@
 // Timing assumptions (docs/nic.md has every parameter with its source): the
 // NIC clock is 1 GHz (assumed; ConnectX-6 Dx reports hca_core_clock 1000
 // MHz); stage latencies of 2-8 cycles are assumed (no public figure,
-// docs/sources.md 10); the host CPU's time to build a WQE is not modelled (a
-// post takes no simulated time; the MMIO write gaps of the pcie model are
-// the CPU cost that is modelled); a CQE is visible to the consumer when its
-// posted DMA write is visible in host memory (pcie's DMA.Write).
+// docs/sources.md 10). The host's posting cores are resources (hostcpu.go):
+// QP n's core builds each WQE, executes the doorbell or write-combined WQE
+// stores (then the pcie model times the MMIO write) and polls each CQE, each
+// for an assumed time; a CQE counts as in host memory when its DMA write is
+// done and is seen by the consumer once its core has polled it.
+//
+// Every resource that can bind a throughput meters its busy time on the
+// simulation's sim.Meters (docs/nic.md, "Meters"): each pipeline block,
+// the posting cores, the firmware, the responder and its buffer, the page-
+// list reads, the WQE reads and each QP's fetch, the wire's directions.
 //
 // # Registration, windows and the remote data path
 //
@@ -87,8 +93,10 @@
 // by callback. Memory windows are key-table entries of kind MW bound by
 // Bind work requests through the same pipeline. Two adapters joined by a
 // Wire carry Send/Receive/SendAndInvalidate/Read/Write between connected
-// QPs; each adapter has a HostMemory holding real bytes, and its responder
-// checks every remote access through mtt's timed Translator before any
+// QPs as RoCEv2 packets of at most the path MTU, and the responder serves
+// them at a rate from a bounded buffer the peer reserves room in; each
+// adapter has a HostMemory holding real bytes, and its responder checks
+// every remote access through mtt's timed Translator before any
 // byte moves (docs/ndk.md 5.4).
 //
 // Statistics (Register) are per operation type (post-to-milestone latency

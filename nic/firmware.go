@@ -35,6 +35,7 @@ type fwKind uint8
 const (
 	fwRegister fwKind = iota + 1
 	fwDeregister
+	fwCreate // NdkCreateMr/NdkCreateMw with the prepared-entry pool empty: ctx is the pending call
 )
 
 // Firmware events (arg of firmware.Handle): kind in the top byte, command id below.
@@ -85,6 +86,22 @@ type firmware struct {
 	hostFree sim.Tick // driver thread free from this time (pinning, unpinning)
 	inNIC    int      // commands issued to the NIC and not yet completed
 	tptWait  bool     // the running command waits for a TPT write slot
+	started  sim.Tick // when the running command started
+	meter    *sim.Meter
+	driver   *sim.Meter // the provider's driver thread (pinning, unpinning)
+}
+
+func (f *firmware) init(a *Adapter) {
+	f.a = a
+	f.meter = a.meter(a.name+".Firmware", "commands", 1)
+	f.driver = a.meter(hostName(a.name)+".Driver", "threads", 1)
+}
+
+// create issues the firmware command of pending call id (a CreateMr or
+// CreateMw with the prepared-entry pool empty): FirmwareCommandNS of
+// firmware work in the command queue like any other command.
+func (f *firmware) create(call int) {
+	f.issue(f.add(fwCmd{kind: fwCreate, ctx: uint64(call)}))
 }
 
 var _ sim.Handler = (*firmware)(nil)
@@ -102,6 +119,7 @@ func (f *firmware) hostWork(d sim.Tick, ev uint64, id int) {
 	if f.hostFree < now {
 		f.hostFree = now
 	}
+	f.driver.Busy(f.hostFree, f.hostFree+d)
 	f.hostFree += d
 	f.a.eng.Schedule(f.hostFree, sim.PrioDefault, f, ev|uint64(id))
 }
@@ -169,12 +187,16 @@ func (f *firmware) startNext() {
 		return
 	}
 	f.busy = true
+	f.started = f.a.eng.Now()
 	id := f.queue[0]
 	c := &f.cmds[id]
 	c.step = fwStepWork
 	ns := f.a.spec.RegisterFirmwareNS
-	if c.kind == fwDeregister {
+	switch c.kind {
+	case fwDeregister:
 		ns = f.a.spec.DeregisterFirmwareNS
+	case fwCreate:
+		ns = f.a.spec.FirmwareCommandNS
 	}
 	f.a.eng.After(sim.Tick(ns)*sim.NS, sim.PrioDefault, f, fwEvWork|uint64(id))
 }
@@ -202,6 +224,11 @@ func (f *firmware) advance() {
 	for {
 		switch c.step {
 		case fwStepReadList:
+			if c.kind == fwCreate { // the mkey is made when the call completes
+				c.step = fwStepWaitWrites
+				f.finishNIC(id)
+				return
+			}
 			if c.kind == fwDeregister {
 				c.step = fwStepWriteMPT
 				continue
@@ -284,6 +311,7 @@ func (f *firmware) commit(c *fwCmd) {
 func (f *firmware) finishNIC(id int) {
 	if f.busy && f.queue[0] == id {
 		f.busy = false
+		f.meter.Busy(f.started, f.a.eng.Now())
 		f.queue = f.queue[1:]
 		f.inNIC--
 		if len(f.backlog) > 0 {
@@ -305,5 +333,9 @@ func (f *firmware) complete(id int) {
 	c := f.cmds[id]
 	f.cmds[id].used = false
 	f.cmds[id].mr, f.cmds[id].done = nil, nil
+	if c.kind == fwCreate {
+		f.a.firmwareDone(f.a.calls.take(int(c.ctx)))
+		return
+	}
 	f.a.firmwareCompleted(&c)
 }

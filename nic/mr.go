@@ -58,7 +58,9 @@ func (m *MR) Index() uint32 { return m.tok.Index() }
 // mkey cache, docs/sources.md 4). With the pool not empty the call takes one and
 // returns STATUS_SUCCESS with the MR (no callback). With the pool empty it
 // issues a firmware command and returns STATUS_PENDING; done exactly once,
-// FirmwareCommandNS later, with the MR or STATUS_INSUFFICIENT_RESOURCES
+// when the command has been through the firmware's queue (FirmwareCommandNS
+// of firmware work, one command at a time, then MSI-X), with the MR or
+// STATUS_INSUFFICIENT_RESOURCES
 // (rules 1, 2, 17). A full key table fails inline with
 // STATUS_INSUFFICIENT_RESOURCES.
 func (a *Adapter) CreateMr(pd *PD, fastRegister bool, done CreateCompletion, ctx uint64) (Status, *MR) {
@@ -90,8 +92,7 @@ func (a *Adapter) createKeyed(pd *PD, atLimit bool, alloc func() error, c pendin
 		return StatusInvalidParameter
 	}
 	c.pd.children++ // the pending object holds the PD
-	id := a.calls.add(c)
-	a.eng.After(sim.Tick(a.spec.FirmwareCommandNS)*sim.NS, sim.PrioDefault, &a.calls, callEvFirmware|uint64(id))
+	a.fw.create(a.calls.add(c))
 	return StatusPending
 }
 
@@ -153,7 +154,6 @@ type pendingCall struct {
 
 // Events of pendingCalls.Handle.
 const (
-	callEvFirmware = 1 << evShift // firmware command of a CreateMr/CreateMw done: call id
 	callEvInitDone = 2 << evShift // MPT write of an initialisation left the NIC: call id
 )
 
@@ -184,16 +184,11 @@ func (p *pendingCalls) take(id int) pendingCall {
 	return c
 }
 
-// Handle ends a pending call.
+// Handle ends a pending initialisation: its MPT write left the NIC.
 func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
-	id := int(arg & evMask)
-	if arg&^evMask == callEvInitDone {
-		c := p.take(id)
-		p.a.tptWrites.wake()
-		c.request(c.ctx, StatusSuccess)
-		return
-	}
-	p.a.firmwareDone(p.take(id))
+	c := p.take(int(arg & evMask))
+	p.a.tptWrites.wake()
+	c.request(c.ctx, StatusSuccess)
 }
 
 // writeInitMPT writes the MR's MPT entry for pending initialisation id, or

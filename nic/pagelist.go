@@ -22,7 +22,9 @@ type pageList struct {
 
 func newPageList(a *Adapter, e *engine) *stage {
 	p := &pageList{a: a, fetchesMax: int(a.spec.PageListFetchesMax)}
-	return a.newStage(e.prefix, "PageList", a.spec.PageList, p, p.fetchesMax+1)
+	s := a.newStage(e.prefix, "PageList", a.spec.PageList, p, p.fetchesMax+1)
+	s.waits = a.meter(s.name+".Fetches", "reads", uint64(p.fetchesMax))
+	return s
 }
 
 func (p *pageList) accept(s *stage, m item, _ sim.Tick) acceptResult {

@@ -8,14 +8,15 @@ import (
 
 // build wires the hardware blocks: doorbell -> scheduler -> WQE fetch ->
 // engines -> completion, and the blocks beside the pipeline.
-func (a *Adapter) build() {
+func (a *Adapter) build() error {
+	a.cores.init(a)
 	a.cpu.a = a
 	a.calls.a = a
 	a.irq.a = a
 	a.tptWrites.a = a
-	a.fw.a = a
+	a.fw.init(a)
 	a.req.a = a
-	a.resp.a = a
+	a.resp.init(a)
 	a.dataDMA.a = a
 	a.hazards.entries = make([]hazard, a.spec.TPT.KeyTableEntriesMax)
 	a.doorbell = newDoorbell(a)
@@ -28,6 +29,7 @@ func (a *Adapter) build() {
 	for _, e := range a.engines {
 		e.first.in.Connect(a.fetch.drv, e.first.drv)
 	}
+	return a.buildErr
 }
 
 // engine is one execution engine (processing unit): an in-order chain of

@@ -162,6 +162,7 @@ func (a *Adapter) newWR(qp *QP, op OpType, k opKind, flags OpFlags, ctx uint64, 
 	now := a.eng.Now()
 	w.tPost = now
 	a.Stats.recordPost(k, now)
+	a.cores.work(a.cores.core(qp), a.spec.PostWQEBuildPS)
 	return w
 }
 
@@ -177,7 +178,9 @@ func (a *Adapter) submit(qp *QP, flags OpFlags) {
 }
 
 // ring indicates every posted, not yet indicated WR of qp to the NIC: a lone
-// WR by WQE-by-MMIO when the adapter allows it, otherwise one doorbell.
+// WR by WQE-by-MMIO when the adapter allows it, otherwise one doorbell. The
+// QP's core executes the store (hostCPU.store), then the write goes to the
+// link.
 func (a *Adapter) ring(qp *QP) {
 	n := qp.posted - qp.rung
 	if n == 0 {
@@ -190,15 +193,18 @@ func (a *Adapter) ring(qp *QP) {
 		// 64 B stores (docs/sources.md 2, BlueFlame).
 		w := qp.slot(pi - 1)
 		bytes := uint64(w.blocks) * uint64(a.spec.WQEBytes)
-		a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+2048, bytes, a.doorbell, arg|mmioWQEBit)
+		a.cores.store(qp, (bytes+pcieLineBytes-1)/pcieLineBytes, arg|mmioWQEBit)
 		a.Stats.addBytes(w.kind, purposeWQE, bytes)
 	} else {
-		a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096, uint64(a.spec.DoorbellBytes), a.doorbell, arg)
+		a.cores.store(qp, 0, arg)
 		// Charge the doorbell to the operation that rang it.
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}
 	qp.rung = pi
 }
+
+// pcieLineBytes is one write-combined store: a 64 B cache line.
+const pcieLineBytes = 64
 
 // Flush is NdkFlush (docs/ndk.md rule 8, §5.1): every request of the QP
 // that the NIC has not begun executing when the call is made completes
@@ -219,7 +225,7 @@ func (a *Adapter) Flush(qp *QP) Status {
 	}
 	a.qpToError(qp, 0)
 	pi := qp.posted
-	a.cpu.issue(a.spec.MMIOBaseAddr+uint64(qp.num)*4096+8, uint64(a.spec.DoorbellBytes), a.doorbell, flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
+	a.cores.store(qp, 0, flushBit|uint64(qp.num)<<32|uint64(uint32(pi)))
 	if pi > qp.rung {
 		a.Stats.addBytes(qp.slot(pi-1).kind, purposeDoorbell, uint64(a.spec.DoorbellBytes))
 	}

@@ -1,6 +1,8 @@
 package nic
 
 import (
+	"fmt"
+
 	"github.com/nicsim/nicsim/mtt"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -35,6 +37,7 @@ type QP struct {
 	nicPI        uint64 // producer index the NIC has seen
 	fetchIdx     uint64 // next WR to fetch
 	fetchBusy    bool
+	fetchMeter   *sim.Meter // the QP's one fetch, until its WQEs are on the NIC; nil beyond qpMetersMax
 	inSched      bool
 	err          bool   // error state (docs/ndk.md 5.1) or flushed
 	errFrom      uint64 // the error state cancels requests from this post index on
@@ -47,6 +50,35 @@ type QP struct {
 	hasPeer        bool
 	rq             []recvWR
 	rqHead, rqTail uint64
+}
+
+// qpMetersMax is how many QPs of an adapter get a meter of their own (the
+// scheduler fetches one batch of a QP's WQEs at a time, so one QP's fetches
+// can bind its throughput, docs/sources.md 2: one QP is coupled to one
+// processing unit). Bounded so that thousands of QPs do not cost a time
+// series each.
+const qpMetersMax = 64
+
+// setFetching marks the QP's fetch in flight or done (its last WQE handed
+// to the engine), at now.
+func (q *QP) setFetching(now sim.Tick, busy bool) {
+	q.fetchBusy = busy
+	if busy {
+		q.fetchReading(now, true)
+	}
+}
+
+// fetchReading meters the QP's fetch from its request until its WQEs are
+// on the NIC; the wait for room in the engine after that is the engine's
+// back-pressure, not the fetch's.
+func (q *QP) fetchReading(now sim.Tick, reading bool) {
+	if q.fetchMeter != nil {
+		v := uint64(0)
+		if reading {
+			v = 1
+		}
+		q.fetchMeter.Set(now, v)
+	}
 }
 
 // Num is the QP number.
@@ -133,6 +165,9 @@ func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64
 	}
 	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, rcq: rcq, depth: initiatorDepth, rqDepth: receiveDepth,
 		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth)}
+	if qp.num < qpMetersMax {
+		qp.fetchMeter = a.meter(fmt.Sprintf("%s.QP[%d].Fetch", a.name, qp.num), "fetches", 1)
+	}
 	maxBlocks := 1 + (a.spec.InlinePageListEntriesMax*8+a.spec.WQEBytes-1)/a.spec.WQEBytes
 	qp.ringBlocks = uint64(initiatorDepth) * uint64(maxBlocks)
 	qp.sqAddr = a.host.alloc(qp.ringBlocks * uint64(a.spec.WQEBytes))

@@ -29,6 +29,8 @@ func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
 	}
 	qp.rq[qp.rqTail%uint64(len(qp.rq))] = rw
 	qp.rqTail++
+	a.cores.work(a.cores.core(qp), a.spec.PostWQEBuildPS) // the receive WQE
+
 	return StatusSuccess
 }
 

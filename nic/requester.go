@@ -120,9 +120,12 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 
 // transmit puts ready packets on the wire in execution order, so a Read
 // never overtakes an earlier Write whose payload is still being read
-// (requests of a connection stay in order, as RC requires).
+// (requests of a connection stay in order, as RC requires), each once it
+// has room in the peer's responder buffer (responder.reserve; its release
+// calls transmit again).
 func (r *requester) transmit() {
-	for r.head < len(r.out) && r.out[r.head].ready {
+	peer := &r.a.wire.ends[1-r.a.wireEnd].resp
+	for r.head < len(r.out) && r.out[r.head].ready && peer.reserve(r.a.eng.Now()) {
 		p := r.out[r.head].p
 		r.out[r.head] = outPacket{}
 		r.head++

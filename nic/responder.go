@@ -15,6 +15,16 @@ import (
 // (docs/ndk.md 5.4). Translations of several requests overlap; data DMAs start
 // in arrival order and answers leave in arrival order.
 //
+// The responder is a resource with a rate and a bounded buffer: a message
+// is served, in arrival order, for ceil(packets/Responder.ItemsPerCycle) x
+// Responder.IntervalCycles cycles or its payload at ResponderBytesPerCycle,
+// whichever is longer, and is checked Responder.LatencyCycles after its
+// service starts (or when its service ends, if later). Its receive buffer
+// holds Responder.QueueDepth messages, from arrival until the answer
+// leaves; the peer's requester sends a request only when it has reserved
+// room there (link-level flow control: a full responder stops the far
+// requester, not the wire).
+//
 // A refused request moves no byte: the responder's QP goes to the error
 // state (its receives are flushed with STATUS_CANCELLED) and the initiator
 // gets a NAK that completes its request with RemoteAccessErrorStatus; the
@@ -22,17 +32,63 @@ import (
 // with STATUS_CANCELLED (5.1, 5.4). Requests arriving on a QP in the error
 // state are answered "flushed" (STATUS_CANCELLED).
 type responder struct {
-	a     *Adapter
-	ops   []*rxOp // pool of pointers: the translator holds &op.req
-	free  []int
-	q     []int // op ids in arrival order
-	retry bool  // a retry event is scheduled
+	a      *Adapter
+	ops    []*rxOp // pool of pointers: the translator holds &op.req
+	free   []int
+	q      []int // op ids in arrival order
+	retry  bool  // a retry event is scheduled
+	held   int   // buffer slots reserved by the peer or in use
+	freeAt sim.Tick
+	meter  *sim.Meter // service time
+	buffer *sim.Meter // receive buffer slots held
+}
+
+func (r *responder) init(a *Adapter) {
+	r.a = a
+	r.meter = a.meter(a.name+".Responder", "items/interval", 1)
+	r.buffer = a.meter(a.name+".Responder.Buffer", "messages", uint64(a.spec.Responder.QueueDepth))
+}
+
+// reserve takes a buffer slot for a request the peer is about to send;
+// false when the buffer is full (the peer waits for release).
+func (r *responder) reserve(now sim.Tick) bool {
+	if r.held >= int(r.a.spec.Responder.QueueDepth) {
+		r.a.Stats.ResponderFull++
+		return false
+	}
+	r.held++
+	r.buffer.Set(now, uint64(r.held))
+	return true
+}
+
+// release frees the buffer slot of a message whose answer has left and
+// lets the peer's requester send what it holds.
+func (r *responder) release(now sim.Tick) {
+	r.held--
+	r.buffer.Set(now, uint64(r.held))
+	if w := r.a.wire; w != nil {
+		w.ends[1-r.a.wireEnd].req.transmit()
+	}
+}
+
+// serve times message p's service and returns when it may be checked.
+func (r *responder) serve(now sim.Tick, p *packet) sim.Tick {
+	a := r.a
+	sp := &a.spec.Responder
+	n, _ := a.wire.spec.frames(p)
+	cycles := (n + uint64(sp.ItemsPerCycle) - 1) / uint64(sp.ItemsPerCycle) * uint64(sp.IntervalCycles)
+	cycles = max(cycles, (uint64(len(p.data))+uint64(a.spec.ResponderBytesPerCycle)-1)/uint64(a.spec.ResponderBytesPerCycle))
+	start := max(a.clock.NextEdge(now), r.freeAt)
+	r.freeAt = start + sim.Tick(cycles)*a.clock.Period
+	r.meter.Busy(start, r.freeAt)
+	return max(r.freeAt, start+sim.Tick(sp.LatencyCycles)*a.clock.Period)
 }
 
 type rxState uint8
 
 const (
-	rxNew rxState = iota
+	rxServe rxState = iota // waiting for, or in, the responder's service
+	rxNew
 	rxLookup
 	rxReady // checked (or needs no check): may start its data movement
 	rxDMA
@@ -59,6 +115,7 @@ const (
 	rxEvLookup = 1 << evShift
 	rxEvDMA    = 2 << evShift
 	rxEvRetry  = 3 << evShift
+	rxEvServed = 4 << evShift
 )
 
 func (r *responder) arrive(now sim.Tick, p packet) {
@@ -76,7 +133,7 @@ func (r *responder) arrive(now sim.Tick, p packet) {
 	o.req.Pages = reqPages
 	r.q = append(r.q, id)
 	r.a.Stats.RemoteRequests++
-	r.pump(now)
+	r.a.eng.Schedule(r.serve(now, &o.p), sim.PrioDefault, r, rxEvServed|uint64(id))
 }
 
 // Handle receives translation and DMA completions.
@@ -99,6 +156,8 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 		}
 	case rxEvDMA:
 		o.state = rxDone
+	case rxEvServed:
+		o.state = rxNew
 	default:
 		panic(fmt.Sprintf("nic: %s: unknown responder event %#x", r.a.name, arg))
 	}
@@ -304,6 +363,7 @@ func (r *responder) answer(now sim.Tick, id int) {
 	a.wire.release(o.p.data)
 	o.p.data = nil
 	r.free = append(r.free, id)
+	r.release(now)
 }
 
 // canRemoteInvalidate: the token must name a valid window bound to this

@@ -76,7 +76,7 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		did++
 	}
 	if did > 0 {
-		s.nextAccept = now + s.interval
+		s.took(now, did)
 	}
 	if len(s.ring) > 0 && (did > 0 || s.out.Len() < s.out.Cap()) {
 		s.drv.WakeAt(max(s.nextAccept, now+s.period))
@@ -101,5 +101,5 @@ func (s *scheduler) request(qp *QP, n uint64, now sim.Tick) {
 		panic(err)
 	}
 	qp.fetchIdx += c
-	qp.fetchBusy = true
+	qp.setFetching(now, true)
 }

@@ -146,6 +146,37 @@ type Spec struct {
 	// Used by the responder (responder.go).
 	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
 
+	// Host CPU: the cores that post work requests and poll CQs (hostcpu.go).
+	// HostCores is the number of posting cores; QP n posts and polls on core
+	// n mod HostCores. Assumed 16: a 16-core socket (E5-2600 v3/v4 parts
+	// have 8-22 cores), so up to 16 QPs each have a core of their own, as
+	// in Kalia et al.'s one core per QP (docs/sources.md 2).
+	HostCores uint32 `json:"host_cores"`
+	// PostWQEBuildPS is a core's time to build one WQE in the SQ ring (its
+	// 64 B basic blocks in a cache-resident ring, the producer index).
+	// Assumed 20 ns, about 60 cycles at 3 GHz: the provider's post path
+	// fills a control and a data segment (docs/sources.md 6), no figure is
+	// published (docs/sources.md 10).
+	PostWQEBuildPS uint64 `json:"post_wqe_build_ps"`
+	// PostDoorbellStorePS is a core's time to execute the 8 B uncached
+	// doorbell store and the write barrier before it. Assumed 10 ns: the
+	// store retires into the store buffer; the 50-300 ns between uncached
+	// MMIO TLPs of one core (docs/sources.md 2) is the MMIO path's gap, which
+	// the PCIe link model times (pcie mmio_issue_gap_ns), not core time.
+	PostDoorbellStorePS uint64 `json:"post_doorbell_store_ps"`
+	// PostWCLinePS is a core's time to write one 64 B write-combined line
+	// of a WQE-by-MMIO write and flush it (docs/sources.md 2: BlueFlame
+	// copies the WQE in 64 B stores). Assumed 10 ns per line, as the
+	// doorbell store: one store burst and a fence; the link's ceiling of
+	// ~175 M lines/s (docs/sources.md 2, 9) is the MMIO path's.
+	PostWCLinePS uint64 `json:"post_wc_line_ps"`
+	// PollCQEPS is a core's time to take one CQE that has reached host
+	// memory (read the 64 B CQE, check its owner bit, advance the consumer
+	// index, hand the result on). Assumed 25 ns: the CQE was written by DMA
+	// into the last-level cache, so the poll is an LLC hit of ~70 cycles at
+	// 3 GHz plus bookkeeping; no figure is published (docs/sources.md 10).
+	PollCQEPS uint64 `json:"poll_cqe_ps"`
+
 	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
 	// docs/sources.md 10 lists no public per-stage figure for any RNIC).
 	Doorbell   StageSpec `json:"doorbell"`    // doorbell handler: MMIO record -> QP producer index
@@ -158,9 +189,19 @@ type Spec struct {
 	MPTUpdate  StageSpec `json:"mpt_update"`  // key-table entry update + MPT write to ICM
 	CacheWrite StageSpec `json:"cache_write"` // on-NIC MPT/MTT cache update
 	Completion StageSpec `json:"completion"`  // CQE build and DMA write
+	// Responder is the receive side's message processing (responder.go):
+	// items are packets, the queue is the receive buffer in messages. Assumed
+	// 8 cycles, 1 packet per 4 cycles (250 M packets/s at 1 GHz, the order
+	// of ConnectX-6's 215 M messages/s, docs/sources.md 7), 256 messages.
+	Responder StageSpec `json:"responder"`
+	// ResponderBytesPerCycle is the responder's datapath width. 64 B: the
+	// 512-bit datapaths of FPGA RNICs (docs/sources.md 7, Coyote, ERNIC).
+	ResponderBytesPerCycle uint32 `json:"responder_bytes_per_cycle"`
 
-	// WQEFetchBatchMax is the most WQEs one fetch reads (docs/sources.md 2:
-	// Connect-IB and newer read all new WQEs of a QP in one DMA). Assumed 16.
+	// WQEFetchBatchMax is the most WQEs one fetch reads. 64: Connect-IB and
+	// newer read all new WQEs of a QP in one DMA (docs/sources.md 2); 64 is
+	// the provider's longest DEFER chain (DeferChainMax), so one chain is
+	// one read. (Kalia's batch of 16 is the doorbell's, not the NIC's.)
 	WQEFetchBatchMax uint32 `json:"wqe_fetch_batch_max"`
 	// WQEFetchOutstandingMax bounds the WQE fetch reads in flight (all QPs).
 	// Assumed 16.
@@ -226,6 +267,12 @@ func DefaultSpec() Spec {
 		HostMemoryPagesMax:       1 << 20,
 		RemoteAccessErrorStatus:  StatusAccessViolation,
 
+		HostCores:           16,
+		PostWQEBuildPS:      20_000,
+		PostDoorbellStorePS: 10_000,
+		PostWCLinePS:        10_000,
+		PollCQEPS:           25_000,
+
 		Doorbell:   st(4, 1, 1, 64),
 		Scheduler:  st(2, 1, 1, 64),
 		WQEFetch:   st(4, 1, 1, 16),
@@ -236,8 +283,11 @@ func DefaultSpec() Spec {
 		MPTUpdate:  st(8, 1, 4, 16),
 		CacheWrite: st(4, 1, 1, 16),
 		Completion: st(8, 1, 2, 64),
+		Responder:  st(8, 1, 4, 256),
 
-		WQEFetchBatchMax:       16,
+		ResponderBytesPerCycle: 64,
+
+		WQEFetchBatchMax:       64,
 		WQEFetchOutstandingMax: 16,
 		ExecEngines:            1,
 		PageListFetchesMax:     1,
@@ -289,6 +339,11 @@ func (s Spec) Validate() error {
 		{"host_memory_pages_max", s.HostMemoryPagesMax, in(s.HostMemoryPagesMax, 1, 1<<24), "1..2^24"},
 		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
 			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
+		{"host_cores", s.HostCores, in(s.HostCores, 1, 1024), "1..1024"},
+		{"post_wqe_build_ps", s.PostWQEBuildPS, s.PostWQEBuildPS <= 1_000_000_000, "0..1e9"},
+		{"post_doorbell_store_ps", s.PostDoorbellStorePS, s.PostDoorbellStorePS <= 1_000_000_000, "0..1e9"},
+		{"post_wc_line_ps", s.PostWCLinePS, s.PostWCLinePS <= 1_000_000_000, "0..1e9"},
+		{"poll_cqe_ps", s.PollCQEPS, s.PollCQEPS <= 1_000_000_000, "0..1e9"},
 	})
 	v := reflect.ValueOf(s) // every StageSpec field, under its JSON key
 	for i := range v.NumField() {
@@ -303,6 +358,7 @@ func (s Spec) Validate() error {
 		{"exec_engines", s.ExecEngines, in(s.ExecEngines, 1, 64), "1..64"},
 		{"page_list_fetches_max", s.PageListFetchesMax, in(s.PageListFetchesMax, 1, 256), "1..256"},
 		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
+		{"responder_bytes_per_cycle", s.ResponderBytesPerCycle, in(s.ResponderBytesPerCycle, 1, 4096), "1..4096"},
 		{"moderation_cqes", s.ModerationCQEs, in(s.ModerationCQEs, 1, 1<<16), "1..65536"},
 		{"moderation_time_ns", s.ModerationTimeNS, s.ModerationTimeNS <= 1_000_000_000, "0..1e9"},
 	})

@@ -20,6 +20,7 @@ type item struct {
 // may accept again.
 type block struct {
 	name       string
+	meter      *sim.Meter // ItemsPerCycle units, each busy IntervalCycles per item taken
 	drv        *sim.TickDriver
 	period     sim.Tick
 	latency    sim.Tick // LatencyCycles
@@ -28,11 +29,20 @@ type block struct {
 	nextAccept sim.Tick
 }
 
-// newBlock times t by sp on the adapter's clock.
+// newBlock times t by sp on the adapter's clock; its meter (named as the
+// block) counts the items it takes against its throughput.
 func (a *Adapter) newBlock(name string, sp StageSpec, t sim.Ticker) block {
 	p := a.clock.Period
-	return block{name: name, drv: sim.NewTickDriver(name, a.clock, a.eng, t), period: p,
+	return block{name: name, meter: a.meter(name, "items/interval", uint64(sp.ItemsPerCycle)),
+		drv: sim.NewTickDriver(name, a.clock, a.eng, t), period: p,
 		latency: sim.Tick(sp.LatencyCycles) * p, interval: sim.Tick(sp.IntervalCycles) * p, ipc: int(sp.ItemsPerCycle)}
+}
+
+// took records n items taken at now: each holds one of the block's
+// ItemsPerCycle slots for IntervalCycles.
+func (b *block) took(now sim.Tick, n int) {
+	b.nextAccept = now + b.interval
+	b.meter.BusyN(now, b.nextAccept, uint64(n))
 }
 
 // stageWork is what one pipeline stage does; the stage shell does the
@@ -79,6 +89,9 @@ type stage struct {
 	stallSince sim.Tick
 	stalled    bool
 	st         *StageStats
+	// waits, when set, meters the async items outstanding (a stage whose
+	// work waits for a limited number of DMA reads: the page-list fetch).
+	waits *sim.Meter
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -118,7 +131,9 @@ func (s *stage) Tick(now sim.Tick) bool {
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
 		*h = inflight{}
-		s.head = (s.head + 1) % len(s.fl)
+		if s.head++; s.head == len(s.fl) {
+			s.head = 0
+		}
 		s.n--
 		if s.out == nil {
 			s.sink(m, now)
@@ -140,15 +155,18 @@ func (s *stage) Tick(now sim.Tick) bool {
 			break
 		}
 		s.in.Pop()
-		s.fl[(s.head+s.n)%len(s.fl)] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
+		s.fl[s.nextSlot()] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
 		if r == acceptAsync {
 			s.waitingN++
+			if s.waits != nil {
+				s.waits.Set(now, uint64(s.waitingN))
+			}
 		}
 		s.n++
 		accepted++
 	}
 	if accepted > 0 {
-		s.nextAccept = now + s.interval
+		s.took(now, accepted)
 	}
 	// Decide when to tick next.
 	next := sim.MaxTick
@@ -174,7 +192,13 @@ func (s *stage) Tick(now sim.Tick) bool {
 
 // nextSlot is the in-flight slot the item being accepted will take
 // (the completion argument of an async accept).
-func (s *stage) nextSlot() uint64 { return uint64((s.head + s.n) % len(s.fl)) }
+func (s *stage) nextSlot() uint64 {
+	i := s.head + s.n // s.n < len(s.fl): one wrap at most, no division
+	if i >= len(s.fl) {
+		i -= len(s.fl)
+	}
+	return uint64(i)
+}
 
 // Handle ends the wait of the item in slot arg: its DMA or TPT request
 // completed.
@@ -185,6 +209,9 @@ func (s *stage) Handle(now sim.Tick, arg uint64) {
 	}
 	f.waiting = false
 	s.waitingN--
+	if s.waits != nil {
+		s.waits.Set(now, uint64(s.waitingN))
+	}
 	f.readyAt = max(f.readyAt, s.drv.Clock().NextEdge(now)+s.hold)
 	s.drv.Wake()
 }

@@ -106,6 +106,7 @@ type Stats struct {
 	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`
 	DataDMABytes            uint64 `stat:"DataPath.DMABytes" unit:"bytes" desc:"payload bytes moved by data DMAs"`
 	CQOverruns              uint64 `stat:"DataPath.CQOverruns" unit:"CQEs" desc:"receive CQEs dropped: CQ full"`
+	ResponderFull           uint64 `stat:"Responder.FullStalls" unit:"events" desc:"requests the peer held: the responder's buffer was full"`
 
 	RemoteRefused [mtt.ReasonCount]uint64 // responder refusals by mtt reason
 	PCIeBytes     [purposes]uint64

@@ -7,22 +7,48 @@ import (
 )
 
 // WireSpec is the point-to-point link between two hosts' NICs (docs/accuracy.md:
-// a wire with a latency and a rate, no fabric). Each direction serialises
-// its packets: a packet of HeaderBytes+payload occupies the direction for
-// its byte time, then arrives LatencyNS later.
+// a wire with a latency and a rate, no fabric). A message travels as RoCEv2
+// packets of at most MTUBytes of payload; each direction serialises its
+// frames (headers, payload, Ethernet framing) at GbitPerS, and a message
+// arrives LatencyNS after its last frame has left.
 type WireSpec struct {
 	// LatencyNS is propagation plus PHY/MAC latency one way. Assumed 500 ns
 	// (a few metres of cable and two MAC/PHY traversals; no switch).
 	LatencyNS uint64 `json:"latency_ns"`
 	// GbitPerS is the data rate. Assumed 100 (a ConnectX-5 class port).
 	GbitPerS uint64 `json:"gbit_per_s"`
-	// HeaderBytes is the per-packet overhead. Assumed 78 B: Ethernet 14 +
-	// IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 + FCS 4 (RoCEv2).
+	// HeaderBytes is what every packet carries besides its payload and
+	// its transport extension header, from the Ethernet header to the FCS:
+	// Ethernet 14 (no VLAN tag, assumed) + IPv4 20 + UDP 8 + BTH 12 +
+	// ICRC 4 + FCS 4 = 62 B (RoCEv2: IBTA Annex A17 over UDP/IPv4; IEEE
+	// 802.3; RFC 791, 768). The extension headers are added per packet
+	// (IBTA vol. 1 ch. 9): RETH 16 B on the first packet of a Write and on
+	// a Read request, AETH 4 B on an ACK, a NAK and the first and last
+	// packets of a Read response, IETH 4 B on the last packet of a
+	// SendAndInvalidate. A frame is at least 64 B (IEEE 802.3).
 	HeaderBytes uint32 `json:"header_bytes"`
+	// FramingBytes is the line time of a frame beyond its bytes: preamble
+	// and start delimiter 8 + inter-frame gap 12 = 20 B (IEEE 802.3).
+	FramingBytes uint32 `json:"framing_bytes"`
+	// MTUBytes is the path MTU, the most payload one packet carries: 4096,
+	// the largest IBTA MTU (256..4096), the usual RoCEv2 setting on a
+	// jumbo-frame Ethernet (assumed).
+	MTUBytes uint32 `json:"mtu_bytes"`
 }
 
+// Transport extension headers and the Ethernet minimum frame (see
+// WireSpec.HeaderBytes).
+const (
+	rethBytes     = 16
+	aethBytes     = 4
+	iethBytes     = 4
+	frameMinBytes = 64
+)
+
 // DefaultWireSpec returns the default wire.
-func DefaultWireSpec() WireSpec { return WireSpec{LatencyNS: 500, GbitPerS: 100, HeaderBytes: 78} }
+func DefaultWireSpec() WireSpec {
+	return WireSpec{LatencyNS: 500, GbitPerS: 100, HeaderBytes: 62, FramingBytes: 20, MTUBytes: 4096}
+}
 
 // Validate checks the fields.
 func (s WireSpec) Validate() error {
@@ -33,8 +59,37 @@ func (s WireSpec) Validate() error {
 		return fmt.Errorf("nic: wire gbit_per_s = %d, want 1..10000", s.GbitPerS)
 	case s.HeaderBytes > 4096:
 		return fmt.Errorf("nic: wire header_bytes = %d, want 0..4096", s.HeaderBytes)
+	case s.FramingBytes > 4096:
+		return fmt.Errorf("nic: wire framing_bytes = %d, want 0..4096", s.FramingBytes)
+	case s.MTUBytes < 256 || s.MTUBytes > 4096 || s.MTUBytes&(s.MTUBytes-1) != 0:
+		return fmt.Errorf("nic: wire mtu_bytes = %d, want 256, 512, 1024, 2048 or 4096", s.MTUBytes)
 	}
 	return nil
+}
+
+// frames is the number of packets of p and the bytes they occupy on the
+// line: payload, headers and framing.
+func (s WireSpec) frames(p *packet) (n, bytes uint64) {
+	payload := uint64(len(p.data)) // Write, Send and Read response data
+	n = max(1, (payload+uint64(s.MTUBytes)-1)/uint64(s.MTUBytes))
+	var ext uint64
+	switch p.kind {
+	case pktWriteReq, pktReadReq:
+		ext = rethBytes
+	case pktAck, pktNak:
+		ext = aethBytes
+	case pktReadResp:
+		ext = aethBytes * min(n, 2)
+	case pktSendReq:
+		if p.inv {
+			ext = iethBytes
+		}
+	}
+	bytes = payload + ext + n*uint64(s.HeaderBytes)
+	if n == 1 && bytes < frameMinBytes {
+		bytes = frameMinBytes
+	}
+	return n, bytes + n*uint64(s.FramingBytes)
 }
 
 type pktKind uint8
@@ -48,8 +103,8 @@ const (
 	pktNak      // refused: status says why (access error or flushed)
 )
 
-// packet is one message on the wire. One message is one packet (no MTU
-// segmentation; see docs/nic.md Deviations).
+// packet is one message on the wire: its packets (WireSpec.frames) leave
+// back to back and it arrives whole, after its last packet.
 type packet struct {
 	kind     pktKind
 	dstQP    uint32
@@ -75,16 +130,18 @@ type Wire struct {
 	Stats WireStats
 }
 
-// WireStats counts the wire's traffic.
+// WireStats counts the wire's traffic per direction (0: from end 0).
 type WireStats struct {
-	Packets [2]uint64
-	Bytes   [2]uint64
+	Packets  [2]uint64 // packets (frames)
+	Messages [2]uint64
+	Bytes    [2]uint64 // line bytes: payload, headers and framing
 }
 
 type wireDir struct {
 	ser      *sim.Serializer
 	freeAt   sim.Tick
 	inFlight []packet // FIFO, in arrival order
+	meter    *sim.Meter
 }
 
 // NewWire joins a and b with a wire of spec. Each adapter gets one wire.
@@ -104,8 +161,11 @@ func NewWire(name string, spec WireSpec, a, b *Adapter) (*Wire, error) {
 		return nil, err
 	}
 	w := &Wire{name: name, spec: spec, eng: a.eng, ends: [2]*Adapter{a, b}}
-	for i := range w.dirs {
+	for i, dir := range []string{".AtoB", ".BtoA"} {
 		w.dirs[i].ser = sim.NewSerializer(rate)
+		if w.dirs[i].meter, err = a.env.Meters.New(name+dir, "directions", 1); err != nil {
+			return nil, err
+		}
 	}
 	a.wire, a.wireEnd = w, 0
 	b.wire, b.wireEnd = w, 1
@@ -136,17 +196,20 @@ func (w *Wire) release(b []byte) {
 
 const poolMax = 256
 
-// send puts p on the direction away from end from.
+// send puts p's packets on the direction away from end from, after what
+// the direction already carries.
 func (w *Wire) send(from int, p packet) {
 	d := &w.dirs[from]
 	now := w.eng.Now()
 	start := max(now, d.freeAt)
-	bytes := uint64(w.spec.HeaderBytes) + uint64(len(p.data))
+	n, bytes := w.spec.frames(&p)
 	d.freeAt = start + d.ser.Ticks(bytes)
+	d.meter.Busy(start, d.freeAt)
 	p.sentAt = now
 	p.arriveAt = d.freeAt + sim.Tick(w.spec.LatencyNS)*sim.NS
 	d.inFlight = append(d.inFlight, p)
-	w.Stats.Packets[from]++
+	w.Stats.Packets[from] += n
+	w.Stats.Messages[from]++
 	w.Stats.Bytes[from] += bytes
 	w.eng.Schedule(p.arriveAt, sim.PrioDefault, w, uint64(from))
 }

@@ -15,11 +15,13 @@ import (
 // execution engine, WQEFetch.ItemsPerCycle per cycle.
 type wqeFetch struct {
 	block
-	a     *Adapter
-	in    *sim.Port[fetchReq]
-	slots []fetchSlot
-	free  []uint32
-	ready []uint32 // slots whose data is on the NIC, in arrival order
+	a       *Adapter
+	reads   *sim.Meter // WQE reads waiting for their data
+	reading int
+	in      *sim.Port[fetchReq]
+	slots   []fetchSlot
+	free    []uint32
+	ready   []uint32 // slots whose data is on the NIC, in arrival order
 }
 
 type fetchSlot struct {
@@ -37,6 +39,7 @@ func newWQEFetch(a *Adapter) *wqeFetch {
 		f.free = append(f.free, n-1-uint32(i))
 	}
 	f.block = a.newBlock(a.name+".WQEFetch", a.spec.WQEFetch, f)
+	f.reads = a.meter(f.name+".Reads", "reads", uint64(n))
 	f.in = a.sched.out
 	f.in.Connect(a.sched.drv, f.drv)
 	return f
@@ -52,6 +55,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		}
 		if r.mmio {
 			f.in.Pop()
+			f.a.qps[r.qp].fetchReading(now, false)
 			id := f.take(r)
 			f.slots[id].readyAt = now + f.latency
 			f.ready = append(f.ready, id)
@@ -77,6 +81,14 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 	a := f.a
 	sent := 0
+	if now < f.nextAccept {
+		return f.nextAccept
+	}
+	defer func() {
+		if sent > 0 {
+			f.took(now, sent)
+		}
+	}()
 	for len(f.ready) > 0 && sent < f.ipc {
 		id := f.ready[0]
 		sl := &f.slots[id]
@@ -100,12 +112,12 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 			f.ready = f.ready[1:]
 			*sl = fetchSlot{}
 			f.free = append(f.free, id)
-			qp.fetchBusy = false
+			qp.setFetching(now, false)
 			a.sched.activate(qp)
 		}
 	}
 	if sent == f.ipc && len(f.ready) > 0 {
-		return now + f.period
+		return max(now+f.interval, now+f.period)
 	}
 	return sim.MaxTick
 }
@@ -126,6 +138,8 @@ func (f *wqeFetch) read(r fetchReq, id uint32) {
 	}
 	a.Stats.WQEFetches++
 	a.Stats.WQEsFetched += uint64(r.count)
+	f.reading++
+	f.reads.Set(a.eng.Now(), uint64(f.reading))
 }
 
 func (f *wqeFetch) take(r fetchReq) uint32 {
@@ -137,6 +151,9 @@ func (f *wqeFetch) take(r fetchReq) uint32 {
 
 // Handle runs when the WQE read of slot arg has arrived.
 func (f *wqeFetch) Handle(now sim.Tick, arg uint64) {
+	f.reading--
+	f.reads.Set(now, uint64(f.reading))
+	f.a.qps[f.slots[arg].req.qp].fetchReading(now, false)
 	f.slots[arg].readyAt = f.drv.Clock().NextEdge(now) + f.latency
 	f.ready = append(f.ready, uint32(arg))
 	f.drv.Wake()

@@ -61,7 +61,7 @@ func flatten(prefix string, v reflect.Value, out []cell) []cell {
 		if !ok {
 			continue
 		}
-		if dep := f.Tag.Get("nodata"); dep != "" && isZeroField(v, dep) {
+		if noData(v, f.Tag.Get("nodata")) {
 			text = ""
 		}
 		out = append(out, cell{prefix + name, text})
@@ -80,6 +80,17 @@ func csvName(f reflect.StructField) (string, string) {
 		name = strings.ToLower(f.Name)
 	}
 	return name, opts
+}
+
+// noData reports whether any of the fields of struct v named (json names,
+// comma-separated) in a nodata tag is zero.
+func noData(v reflect.Value, deps string) bool {
+	for dep := range strings.SplitSeq(deps, ",") {
+		if dep != "" && isZeroField(v, dep) {
+			return true
+		}
+	}
+	return false
 }
 
 // isZeroField reports whether the field of struct v with json name dep is

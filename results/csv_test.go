@@ -89,6 +89,25 @@ func TestResultsCSVLeavesNoDataEmpty(t *testing.T) {
 	require.Equal(t, "0", rows[0][col["latency_ns_count"]])
 }
 
+// TestResultsCSVHasNoGoodputForAKindThatMovesNoPayload: a registration's
+// goodput cell is empty and its own figure and binding resource are
+// columns; a data kind's goodput is its value, even 0.
+func TestResultsCSVHasNoGoodputForAKindThatMovesNoPayload(t *testing.T) {
+	r := csvResult()
+	g := &r.Points[0].Generators[0]
+	g.Figure = Figure{Name: "registered_pages", Unit: "Mpages/s", Value: 10}
+	g.BoundBy = BoundBy{Resource: "NIC.PCIe.Up", Utilisation: 0.99}
+	d := &r.Points[1].Generators[0]
+	d.MovesPayload, d.Kind = true, "rdma_write"
+	col, rows := readCSV(t, r)
+	require.Equal(t, "", rows[0][col["goodput_gbps"]])
+	require.Equal(t, "registered_pages", rows[0][col["figure_name"]])
+	require.Equal(t, "10", rows[0][col["figure_value"]])
+	require.Equal(t, "NIC.PCIe.Up", rows[0][col["bound_by_resource"]])
+	require.Equal(t, "0", rows[2][col["goodput_gbps"]], "a data kind that moved nothing: 0")
+	require.Equal(t, "", rows[2][col["figure_value"]], "no figure of its own")
+}
+
 // TestRoundKeepsEachFigureToItsPrecision: rates to 6 significant digits,
 // latencies to the picosecond, without float noise.
 func TestRoundKeepsEachFigureToItsPrecision(t *testing.T) {

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 )
@@ -31,12 +33,15 @@ type PointResult struct {
 	// WindowPS is the measured window: from the end of warm-up to the end
 	// of the run (duration) or to the last generator's last measured
 	// completion (ops).
-	WindowPS   uint64          `json:"window_ps" csv:"point_window_ps"`
-	Events     uint64          `json:"events"`
-	Generators []GenResult     `json:"generators"`
-	PCIe       LinkResult      `json:"pcie"`
-	MTT        TPTResult       `json:"mtt" csv:",inline"`
-	Stats      []sim.StatValue `json:"stats"`
+	WindowPS   uint64      `json:"window_ps" csv:"point_window_ps"`
+	Events     uint64      `json:"events"`
+	Generators []GenResult `json:"generators"`
+	PCIe       LinkResult  `json:"pcie"`
+	MTT        TPTResult   `json:"mtt" csv:",inline"`
+	// Utilisation is every resource's busy fraction over the measured
+	// window, in name order (every sim.Meter of the model).
+	Utilisation []ResourceUse   `json:"utilisation"`
+	Stats       []sim.StatValue `json:"stats"`
 	// Series is what happened per interval, warm-up included
 	// (timeseries.csv); baselines leave it out.
 	Series *Series `json:"series,omitempty"`
@@ -56,8 +61,17 @@ type GenResult struct {
 	InFlightAtEnd  int           `json:"in_flight_at_end"`
 	WindowPS       uint64        `json:"window_ps"`
 	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // completions inside the window / window
-	GoodputGbps    float64       `json:"goodput_gbps" nodata:"window_ps"`    // bytes of successful operations / window
-	LatencyNS      Latency       `json:"latency_ns"`                         // successful operations, arrival to completion
+	// MovesPayload says the kind's operations move payload over the wire or
+	// PCIe (goodput); registrations, binds and translations do not, and
+	// report a Figure of their own instead.
+	MovesPayload bool    `json:"moves_payload"`
+	GoodputGbps  float64 `json:"goodput_gbps" nodata:"window_ps,moves_payload"` // payload bytes of successful operations / window
+	LatencyNS    Latency `json:"latency_ns"`                                    // successful operations, arrival to completion
+	// Figure is the kind's own rate when its operations move no payload
+	// (registrations: pages registered per second).
+	Figure Figure `json:"figure,omitzero"`
+	// BoundBy says what limits the generator's throughput.
+	BoundBy BoundBy `json:"bound_by"`
 	// Parts are the request types inside an operation (a kind's
 	// PartSource), each with its own latency: post to completion of the
 	// successful requests started after warm-up.
@@ -71,6 +85,56 @@ type PartResult struct {
 	Completed      uint64  `json:"completed"`
 	ThroughputMops float64 `json:"throughput_mops"`
 	LatencyNS      Latency `json:"latency_ns"`
+}
+
+// Figure is a kind's own rate, under its own name and unit; zero for the
+// kinds that move payload.
+type Figure struct {
+	Name  string  `json:"name"` // e.g. registered_pages
+	Unit  string  `json:"unit"` // e.g. Mpages/s
+	Value float64 `json:"value" nodata:"name"`
+}
+
+// ResourceUse is one resource's busy fraction over the measured window:
+// busy unit-time over capacity x window (sim.Meter).
+type ResourceUse struct {
+	Name        string  `json:"name"`
+	Unit        string  `json:"unit"`
+	Capacity    uint64  `json:"capacity"`
+	Utilisation float64 `json:"utilisation"`
+}
+
+// BoundBy is what limits a generator. Resource is a meter's name when one
+// of the resources it uses is busy at least BoundUtilisationMin of the
+// window; otherwise it is BoundWindow (closed loop: the operations it keeps
+// in flight set the rate, by Little's law) or BoundOfferedLoad (open loop
+// below capacity), and Busiest names the busiest resource for reference.
+type BoundBy struct {
+	Resource    string  `json:"resource"`
+	Utilisation float64 `json:"utilisation"` // of Resource, or of Busiest
+	Busiest     string  `json:"busiest,omitempty"`
+}
+
+// What BoundBy.Resource says when no resource is near saturation.
+const (
+	BoundWindow      = "window"
+	BoundOfferedLoad = "offered_load"
+	// BoundUtilisationMin is how busy a resource must be to bind.
+	BoundUtilisationMin = 0.9
+)
+
+// String is the bound as the summary table shows it.
+func (b BoundBy) String() string {
+	switch b.Resource {
+	case "":
+		return "-"
+	case BoundWindow, BoundOfferedLoad:
+		if b.Busiest == "" {
+			return b.Resource
+		}
+		return fmt.Sprintf("%s (%s %.0f%%)", b.Resource, b.Busiest, 100*b.Utilisation)
+	}
+	return fmt.Sprintf("%s %.0f%%", b.Resource, 100*b.Utilisation)
 }
 
 // ReasonCount counts failures of one reason.

@@ -30,6 +30,7 @@ type Meter struct {
 
 	inUse uint64 // Set mode: units held since `since`
 	since Tick
+	held  bool // fed by Set: counts units held, not service time
 
 	busy []uint64 // unit·ps of busy time per interval of the window
 }
@@ -42,6 +43,10 @@ type Meters struct {
 	from, to Tick // measured window [from, to); to == 0: no window yet
 	interval Tick // width of one time-series interval
 	n        int  // intervals in the window
+	// The interval last added to, [lo, hi) = interval k: most spans fall
+	// in it, and finding it again costs no division.
+	lo, hi Tick
+	k      int
 }
 
 // MeterIntervalsMax bounds the time-series intervals of one window (and
@@ -87,11 +92,34 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 		return fmt.Errorf("sim: meters: %d intervals exceed the limit of %d", n, MeterIntervalsMax)
 	}
 	ms.from, ms.to, ms.interval, ms.n = from, to, interval, int(n)
+	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = make([]uint64, ms.n)
 	}
 	return nil
 }
+
+// Cut ends the window early, at at (from < at <= to), for a run that stops
+// before the window's planned end (one that stops after a number of
+// operations): the window becomes [from, at) and intervals after at are
+// dropped. Call it before Finish. A service span recorded before at that
+// runs past it still counts in the last interval.
+func (ms *Meters) Cut(at Tick) error {
+	if ms.n == 0 || at <= ms.from || at > ms.to {
+		return fmt.Errorf("sim: meters: cut at %d outside the window (%d, %d]", at, ms.from, ms.to)
+	}
+	ms.to = at
+	ms.n = int((at - ms.from + ms.interval - 1) / ms.interval)
+	ms.lo, ms.hi, ms.k = 0, 0, 0
+	for _, m := range ms.list {
+		m.busy = m.busy[:ms.n]
+	}
+	return nil
+}
+
+// Span is the measured window [from, to) and the width of its time-series
+// intervals; all zero before Window is called.
+func (ms *Meters) Span() (from, to, interval Tick) { return ms.from, ms.to, ms.interval }
 
 // Intervals is the measured window's start, the width of one interval and
 // the number of intervals (0 before Window).
@@ -115,30 +143,44 @@ func (m *Meter) BusyN(start, end Tick, n uint64) { m.add(start, end, n) }
 // Set changes the units in use to inUse at now; the previous level counts
 // over [previous change, now).
 func (m *Meter) Set(now Tick, inUse uint64) {
+	m.held = true
 	if m.inUse > 0 && now > m.since {
 		m.add(m.since, now, m.inUse)
 	}
 	m.inUse, m.since = inUse, now
 }
 
+// Held reports whether the meter counts units held (fed by Set: tags,
+// MSHRs, buffer slots) rather than service time (Busy). A held resource
+// can read full because what comes after it is the bottleneck, so a
+// report of what binds prefers service meters.
+func (m *Meter) Held() bool { return m.held }
+
 // InUse is the level last given to Set.
 func (m *Meter) InUse() uint64 { return m.inUse }
 
 func (m *Meter) add(start, end Tick, n uint64) {
+	// Fast path: the span lies in the interval last added to (lo < hi only
+	// inside a window, so before Window nothing passes here).
+	if ms := m.set; start >= ms.lo && end <= ms.hi && end > start {
+		m.busy[ms.k] += uint64(end-start) * n
+		return
+	}
+	m.addSpan(start, end, n)
+}
+
+func (m *Meter) addSpan(start, end Tick, n uint64) {
 	if m.busy == nil || end <= start {
 		return
 	}
 	ms := m.set
-	if start < ms.from {
-		start = ms.from
-	}
-	if end > ms.to {
-		end = ms.to
-	}
+	start, end = max(start, ms.from), min(end, ms.to)
 	for start < end {
 		k := (start - ms.from) / ms.interval
-		stop := min(end, ms.from+(k+1)*ms.interval)
+		lo := ms.from + k*ms.interval
+		stop := min(end, lo+ms.interval)
 		m.busy[k] += uint64(stop-start) * n
+		ms.lo, ms.hi, ms.k = lo, min(lo+ms.interval, ms.to), int(k)
 		start = stop
 	}
 }

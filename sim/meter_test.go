@@ -73,3 +73,22 @@ func TestMeterBeforeWindowAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() { m.Busy(1, 2); m.Set(3, 1) })
 	require.Zero(t, allocs)
 }
+
+func TestMetersCutEndsTheWindowEarlyForSetAndBusyMeters(t *testing.T) {
+	ms := NewMeters()
+	held, _ := ms.New("Held", "u", 2)
+	busy, _ := ms.New("Busy", "u", 1)
+	require.NoError(t, ms.Window(0, 1000, 100))
+	held.Set(0, 1)
+	busy.Busy(100, 250)
+	require.ErrorContains(t, ms.Cut(0), "outside the window")
+	require.ErrorContains(t, ms.Cut(1001), "outside the window")
+	require.NoError(t, ms.Cut(250))
+	ms.Finish()
+	from, to, interval := ms.Span()
+	require.Equal(t, [3]Tick{0, 250, 100}, [3]Tick{from, to, interval})
+	require.Len(t, held.Series(), 3)
+	require.InDelta(t, 0.5, held.Utilisation(), 1e-12) // 1 of 2 units over [0, 250)
+	require.InDelta(t, 150.0/250, busy.Utilisation(), 1e-12)
+	require.Equal(t, []float64{0, 1, 1}, busy.Series())
+}

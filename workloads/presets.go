@@ -248,7 +248,9 @@ var e5Sources = []ValueSource{
 var wireSources = []ValueSource{
 	{"wire.latency_ns", "assumed: 500 ns one way, a few metres of cable and two MAC/PHY traversals, no switch (nic/wire.go)"},
 	{"wire.gbit_per_s", "assumed: a 100 Gb/s port (ConnectX-5 class, docs/sources.md 7)"},
-	{"wire.header_bytes", "RoCEv2 header sum: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 + FCS 4 = 78 B"},
+	{"wire.header_bytes", "RoCEv2 headers of every packet: Ethernet 14 (no VLAN, assumed) + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62 B (IBTA Annex A17, IEEE 802.3, RFC 791/768); RETH/AETH/IETH added per packet type"},
+	{"wire.framing_bytes", "IEEE 802.3: preamble and SFD 8 + inter-frame gap 12 = 20 B of line time per frame"},
+	{"wire.mtu_bytes", "assumed: 4096, the largest IBTA path MTU, the usual RoCEv2 setting with jumbo frames"},
 }
 
 // nicSources gives the source of every value of nic.DefaultSpec, from the
@@ -286,13 +288,23 @@ var nicSources = func() []ValueSource {
 		{"nic.host_memory_pages_max", "assumed: 2^20 pages (4 GiB) of host memory model, a simulator bound"},
 		{"nic.rotate_fast_register_key", "docs/ndk.md 5.3: off by default"},
 		{"nic.remote_access_error_status", "docs/ndk.md 5.4: STATUS_ACCESS_VIOLATION (0xC0000005)"},
-		{"nic.wqe_fetch_batch_max", "assumed (docs/sources.md 2: CIB+ read all new WQEs in one DMA; Kalia batch 16)"},
+		{"nic.host_cores", "assumed: a 16-core E5-class socket; QP n on core n mod 16, one core per QP up to 16 QPs (docs/sources.md 2, Kalia: one core per QP)"},
+		{"nic.post_wqe_build_ps", "assumed: ~60 cycles at 3 GHz to fill a WQE's 64 B blocks in a cached SQ ring (docs/sources.md 6; no published figure, 10)"},
+		{"nic.post_doorbell_store_ps", "assumed: the core's uncached 8 B store and barrier; the 50-300 ns gap between UC TLPs (docs/sources.md 2) is the link's MMIO path (pcie.mmio_issue_gap_ns)"},
+		{"nic.post_wc_line_ps", "assumed: one 64 B write-combined store burst and fence per line (docs/sources.md 2, BlueFlame); the ~175 M lines/s ceiling is the link's (pcie.mmio_wc_issue_gap_ns)"},
+		{"nic.poll_cqe_ps", "assumed: an LLC hit on the DMA-written 64 B CQE plus consumer bookkeeping, ~70 cycles at 3 GHz (no published figure, docs/sources.md 10)"},
+		{"nic.wqe_fetch_batch_max", "docs/sources.md 2: Connect-IB and newer read all new WQEs of a QP in one DMA; 64 = nic.defer_chain_max, so a chain is one read"},
 		{"nic.wqe_fetch_outstanding_max", "assumed"},
 		{"nic.exec_engines", "assumed: with one dependent page-list read per engine the model saturates near docs/sources.md 5's ~1.3 M/s"},
 		{"nic.page_list_fetches_max", "assumed (docs/sources.md 5: the engine blocks on the dependent read)"},
 		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
+		{"nic.responder_bytes_per_cycle", "docs/sources.md 7: 512-bit (64 B) datapaths of FPGA RNICs (Coyote, ERNIC)"},
 		{"nic.moderation_cqes", "assumed: no interrupt moderation by default"},
 		{"nic.moderation_time_ns", "assumed: no interrupt moderation by default"},
+	}
+	for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
+		src = append(src, ValueSource{"nic.responder." + f,
+			"assumed: 8 cycles, 1 packet per 4 cycles (250 M packets/s at 1 GHz, the order of ConnectX-6's 215 M messages/s, docs/sources.md 7), a receive buffer of 256 messages (unpublished, docs/sources.md 10)"})
 	}
 	for _, st := range []string{"doorbell", "scheduler", "wqe_fetch", "parse", "validate", "page_list", "mtt_write", "mpt_update", "cache_write", "completion"} {
 		for _, f := range []string{"latency_cycles", "items_per_cycle", "interval_cycles", "queue_depth"} {
@@ -407,7 +419,8 @@ var modelRules = map[reflect.Type]map[string]string{
 		"requests_max": "1..65536", "write_ops_max": "1..65536", "mtt_write_bytes_max": "mult:64 64..4096",
 		"cache_write_policy": "update|invalidate",
 	},
-	reflect.TypeFor[nic.WireSpec](): {"latency_ns": "0..1e9", "gbit_per_s": "1..10000", "header_bytes": "0..4096"},
+	reflect.TypeFor[nic.WireSpec](): {"latency_ns": "0..1e9", "gbit_per_s": "1..10000", "header_bytes": "0..4096",
+		"framing_bytes": "0..4096", "mtu_bytes": "256|512|1024|2048|4096"},
 	reflect.TypeFor[nic.Spec](): {
 		"clock_period_ps": "1..1e6", "frmr_page_count": "16..65536",
 		"max_initiator_queue_depth": "1..65536", "max_receive_queue_depth": "1..65536", "max_cq_depth": "1..2^22",
@@ -422,7 +435,9 @@ var modelRules = map[reflect.Type]map[string]string{
 		"max_window_size_bytes": "1..2^40", "mrs_max": "1..2^24", "mws_max": "0..2^24",
 		"wqe_fetch_batch_max": "1..256", "wqe_fetch_outstanding_max": "1..1024", "exec_engines": "1..64",
 		"page_list_fetches_max": "1..256", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
-		"moderation_time_ns": "0..1e9",
+		"moderation_time_ns": "0..1e9", "host_cores": "1..1024", "post_wqe_build_ps": "0..1e9",
+		"post_doorbell_store_ps": "0..1e9", "post_wc_line_ps": "0..1e9", "poll_cqe_ps": "0..1e9",
+		"responder_bytes_per_cycle": "1..4096",
 	},
 	reflect.TypeFor[nic.StageSpec](): {
 		"latency_cycles": "1..100000", "items_per_cycle": "1..64", "interval_cycles": "1..100000", "queue_depth": "1..4096",

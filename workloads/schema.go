@@ -45,6 +45,23 @@ type Run struct {
 	// whose operations fail to complete, for instance); such a run is
 	// reported as partial.
 	SimTimeMaxUS float64 `yaml:"sim_time_max_us" json:"sim_time_max_us" check:"1..1e7"`
+	// TimeseriesIntervalUS is the width of one interval of the resources'
+	// busy-fraction time series over the measured window (0: a hundredth
+	// of the window, which for an ops run is sim_time_max_us less warm-up).
+	TimeseriesIntervalUS float64 `yaml:"timeseries_interval_us" json:"timeseries_interval_us" check:"0..1e7"`
+}
+
+// TimeseriesIntervalsMax bounds the intervals of a time series (the
+// simulator's sim.MeterIntervalsMax).
+const TimeseriesIntervalsMax = 1 << 16
+
+// MeasuredMaxUS is the longest the measured window can be: duration_us,
+// or for a run that stops by ops, sim_time_max_us less the warm-up.
+func (r *Run) MeasuredMaxUS() float64 {
+	if r.DurationUS > 0 {
+		return r.DurationUS
+	}
+	return r.SimTimeMaxUS - r.WarmupUS
 }
 
 func (r *Run) setDefaults() {

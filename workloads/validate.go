@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,6 +25,12 @@ func (d *decoder) validate(w *Workload) {
 	}
 	if r.WarmupUS+r.DurationUS > r.SimTimeMaxUS {
 		d.errPath("run.duration_us", "warmup_us + duration_us = %g µs exceeds sim_time_max_us = %g µs", r.WarmupUS+r.DurationUS, r.SimTimeMaxUS)
+	}
+	if iv := r.TimeseriesIntervalUS; iv > 0 {
+		if n := math.Ceil(r.MeasuredMaxUS() / iv); n > TimeseriesIntervalsMax {
+			d.errPath("run.timeseries_interval_us", "%g µs cuts the measured window of %g µs into %g intervals, above the limit of %d",
+				iv, r.MeasuredMaxUS(), n, TimeseriesIntervalsMax)
+		}
 	}
 	if w.Adapter.NIC.RegisterMrInline {
 		// The kinds issue NdkRegisterMr from the run's events, as a consumer

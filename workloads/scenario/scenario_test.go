@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,7 +77,12 @@ steps:
 `
 	out, err := runScenarioText(t, strings.Replace(base, "CB", "STATUS_SUCCESS", 1)+"  - run: {until: idle}\n  - init_fr_mr: {mr: a.mr, pages: 2}\n    expect: STATUS_PENDING\n    callback: STATUS_SUCCESS\n  - run: {us: 1000}\n")
 	require.NoError(t, err)
-	require.Contains(t, out, `{"step":2,"op":"create_mr.callback","object":"a.mr","status":"STATUS_SUCCESS","value":"0x00000000","ctx":9,"time_ps":50000000}`)
+	// The callback comes after the firmware's 50 us (firmware_command_ns),
+	// the command's MMIO write and the MSI-X.
+	cb := regexp.MustCompile(`\{"step":2,"op":"create_mr.callback","object":"a.mr","status":"STATUS_SUCCESS","value":"0x00000000","ctx":9,"time_ps":(\d+)\}`).FindStringSubmatch(out)
+	require.NotNil(t, cb, out)
+	ps, _ := strconv.ParseUint(cb[1], 10, 64)
+	require.True(t, ps >= 50_000_000 && ps < 51_000_000, "callback at %d ps", ps)
 	require.Contains(t, out, `"op":"init_fr_mr.callback"`)
 
 	_, err = runScenarioText(t, strings.Replace(base, "CB", "STATUS_INSUFFICIENT_RESOURCES", 1)+"  - run: {until: idle}\n")

@@ -116,7 +116,7 @@ func (s *bindSource) Start(now sim.Tick, op *Op, done Done) error {
 	o := &s.ops[op.Index]
 	o.reason = ""
 	length := s.p.WindowBytes.Sample(s.rng)
-	op.Bytes = length
+	op.Units = 1
 	mr := s.mrs[op.Stream]
 	va := bindPageBase + uint64(op.Stream)*s.mrBytes
 	if room := s.mrBytes - length; room > 0 {
@@ -151,5 +151,11 @@ func (s *bindSource) result(now sim.Tick, r *nic.Result) bool {
 func (s *bindSource) Parts() []Part {
 	return s.lat.parts("bind")
 }
+
+// Figure: a Bind moves no payload; it binds a window.
+func (s *bindSource) Figure() (string, string) { return "bound_windows", "M/s" }
+
+// Scope: host a only.
+func (s *bindSource) Scope() Scope { return ScopeLocalNIC }
 
 func init() { RegisterSource("bind_invalidate", newBindSource) }

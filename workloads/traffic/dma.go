@@ -51,6 +51,9 @@ func newDMASource(write bool) NewSource {
 	}
 }
 
+// Scope: the PCIe link and the DMA engine.
+func (s *dmaSource) Scope() Scope { return ScopeDMA }
+
 func init() {
 	RegisterSource("dma_read", newDMASource(false))
 	RegisterSource("dma_write", newDMASource(true))

@@ -22,8 +22,9 @@ import (
 // slot (streams x outstanding), initialised for mr_pages pages.
 //
 // The consumer spins on the CQ (CQ.SetVisibleHook + PollCQ, no allocation
-// per operation). WRs are posted in a zero-delay event after the
-// operations of one instant have started. With defer_chain > 1 the
+// per operation). Without DEFER chains an operation's WRs are posted when
+// it starts; with them, in a zero-delay event after the operations of one
+// instant have started. With defer_chain > 1 the
 // consumer holds a QP's started operations until it has defer_chain WRs
 // for it or the QP has nothing in flight (so no completion would come to
 // add more), then posts them with DEFER on all but every defer_chain-th WR
@@ -121,14 +122,18 @@ func (s *frInvSource) createMR(su *setup, pd *nic.PD, i int, mrPages uint32) err
 		fmt.Sprintf("NdkCreateMr %d of %d", i+1, len(s.ops)))
 }
 
-// Start takes one operation: its WRs are posted in the flush event of this
-// instant.
+// Start takes one operation: its WRs are posted at once without DEFER
+// chains, else in the flush event of this instant.
 func (s *frInvSource) Start(now sim.Tick, op *Op, done Done) error {
 	s.done = done
 	o := &s.ops[op.Index]
 	o.pages = uint32(s.p.Pages.Sample(s.rng))
 	o.reason = ""
-	op.Bytes = uint64(o.pages) * nic.PageSizeBytes
+	op.Units = uint64(o.pages)
+	if s.p.DeferChain == 1 {
+		s.post(now, op.Stream, op.Index, 0, 0)
+		return nil
+	}
 	if len(s.pending[op.Stream]) == 0 {
 		s.dirty = append(s.dirty, op.Stream)
 	}
@@ -157,7 +162,6 @@ func (s *frInvSource) flush(now sim.Tick) {
 			held = append(held, q) // wait for a longer chain: a completion will come
 			continue
 		}
-		qp := s.qps[q]
 		total := 2 * len(ops)
 		flags := func(j int) nic.OpFlags {
 			if (j+1)%chain != 0 && j != total-1 {
@@ -166,25 +170,34 @@ func (s *frInvSource) flush(now sim.Tick) {
 			return 0
 		}
 		for k, idx := range ops {
-			o := &s.ops[idx]
-			o.firstPosted = now
-			s.inflight[q]++
-			n := uint64(o.pages)
-			st := s.a.FastRegister(qp, idx, o.mr, s.addrs[:n], 0, n*nic.PageSizeBytes, 0, s.frFlags|flags(2*k))
-			if st != nic.StatusSuccess {
-				s.m.Fail(inlineFailure("NdkFastRegister", st))
-				return
-			}
-			o.invPosted = now
-			st = s.a.Invalidate(qp, idx, o.mr, flags(2*k+1))
-			if st != nic.StatusSuccess {
-				s.m.Fail(inlineFailure("NdkInvalidate", st))
+			if !s.post(now, q, idx, flags(2*k), flags(2*k+1)) {
 				return
 			}
 		}
 		s.pending[q] = ops[:0]
 	}
 	s.held, s.dirty = s.dirty[:0], held
+}
+
+// post posts operation idx on stream q: its FastRegister with frFlag and
+// its Invalidate with invFlag (DEFER or not). False when a post failed
+// inline (the run stops).
+func (s *frInvSource) post(now sim.Tick, q int, idx uint64, frFlag, invFlag nic.OpFlags) bool {
+	qp := s.qps[q]
+	o := &s.ops[idx]
+	o.firstPosted = now
+	s.inflight[q]++
+	n := uint64(o.pages)
+	if st := s.a.FastRegister(qp, idx, o.mr, s.addrs[:n], 0, n*nic.PageSizeBytes, 0, s.frFlags|frFlag); st != nic.StatusSuccess {
+		s.m.Fail(inlineFailure("NdkFastRegister", st))
+		return false
+	}
+	o.invPosted = now
+	if st := s.a.Invalidate(qp, idx, o.mr, invFlag); st != nic.StatusSuccess {
+		s.m.Fail(inlineFailure("NdkInvalidate", st))
+		return false
+	}
+	return true
 }
 
 // Handle is the CQ's visible hook: a consumer spinning on the CQ.
@@ -216,5 +229,11 @@ func (s *frInvSource) finish(now sim.Tick, idx uint64) {
 func (s *frInvSource) Parts() []Part {
 	return s.lat.parts("fast_register")
 }
+
+// Figure: FastRegister moves no payload; it registers pages.
+func (s *frInvSource) Figure() (string, string) { return "registered_pages", "Mpages/s" }
+
+// Scope: host a only.
+func (s *frInvSource) Scope() Scope { return ScopeLocalNIC }
 
 func init() { RegisterSource("fast_register_invalidate", newFRInvSource) }

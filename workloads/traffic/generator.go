@@ -45,6 +45,7 @@ type generator struct {
 	// arrived after warm-up, so no warm-up queueing leaks into them.
 	windowDone  uint64
 	windowBytes uint64
+	windowUnits uint64
 	failed      uint64 // measured operations that failed
 	dropped     uint64 // arrivals refused by a full backlog (open loop)
 	bytes       uint64 // bytes of measured successful operations
@@ -182,7 +183,7 @@ func (g *generator) startStream(now sim.Tick, s int) {
 		}
 		idx := st.free[len(st.free)-1]
 		sl := &g.slots[idx]
-		sl.op.Bytes = 0
+		sl.op.Bytes, sl.op.Units = 0, 0
 		err := g.src.Start(now, &sl.op, g)
 		if errors.Is(err, ErrBusy) {
 			g.blocked = true
@@ -239,6 +240,7 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 		g.windowDone++
 		if reason == "" {
 			g.windowBytes += sl.op.Bytes
+			g.windowUnits += sl.op.Units
 		}
 	}
 	if sl.arrived >= g.warmEnd && !g.done {
@@ -300,8 +302,9 @@ func (g *generator) inFlight() int {
 }
 
 // result is the generator's figures over its window, from warmAt to tEnd
-// or to its own last measured completion when it finished first.
-func (g *generator) result(tEnd, warmAt sim.Tick) results.GenResult {
+// or to its own last measured completion when it finished first, and what
+// binds it among the model's meters.
+func (g *generator) result(tEnd, warmAt sim.Tick, ms *sim.Meters) results.GenResult {
 	ge := tEnd
 	if g.done {
 		ge = g.endAt
@@ -314,6 +317,20 @@ func (g *generator) result(tEnd, warmAt sim.Tick) results.GenResult {
 		gr.ThroughputMops = float64(g.windowDone) / (float64(win) / float64(sim.US))
 		gr.GoodputGbps = float64(g.windowBytes) * 8 / float64(win) * 1e3
 	}
+	if fs, ok := g.src.(FigureSource); ok {
+		name, unit := fs.Figure()
+		gr.Figure = results.Figure{Name: name, Unit: unit}
+		if win > 0 {
+			gr.Figure.Value = float64(g.windowUnits) / (float64(win) / float64(sim.US))
+		}
+	} else {
+		gr.MovesPayload = true
+	}
+	sc := ScopeAll
+	if ss, ok := g.src.(ScopedSource); ok {
+		sc = ss.Scope()
+	}
+	gr.BoundBy = boundBy(ms, sc, g.open)
 	if ps, ok := g.src.(PartSource); ok {
 		gr.Parts = g.partResults(ps.Parts(), win)
 	}

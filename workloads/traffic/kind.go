@@ -20,7 +20,7 @@ type Source interface {
 	// Start starts one operation. It returns ErrBusy when the model cannot
 	// take the operation now (nothing started); the generator tries again
 	// after any generator's next completion or after Model.Kick. Start sets
-	// op.Bytes (bytes the operation moves or covers, for throughput). When
+	// op.Bytes (payload the operation moves) or op.Units. When
 	// the operation ends, the source calls done.Handle(now, op.Index) on
 	// success or done.Fail(now, op.Index, reason) on failure, exactly once
 	// and never from within Start.
@@ -39,7 +39,34 @@ type Done interface {
 type Op struct {
 	Index  uint64 // identifies the operation to Done; stable while in flight
 	Stream int    // the stream (QP) it belongs to
-	Bytes  uint64 // set by Source.Start
+	Bytes  uint64 // payload bytes it moves over the wire or PCIe (goodput); set by Start
+	Units  uint64 // what a FigureSource's figure counts (pages registered); set by Start
+}
+
+// A FigureSource's operations move no payload over the wire or PCIe
+// (registrations, binds, translations): its generator reports no goodput
+// but a figure of its own, name and unit (per microsecond of Op.Units:
+// "registered_pages", "Mpages/s").
+type FigureSource interface {
+	Figure() (name, unit string)
+}
+
+// Scope says which resources a kind's operations use, so that a
+// generator's bound_by names only those (a DMA stream is never bound by the
+// NIC's pipeline another generator keeps busy).
+type Scope uint8
+
+// Scopes.
+const (
+	ScopeAll       Scope = iota // every resource of the model (the remote kinds)
+	ScopeLocalNIC               // host a's cores, NIC, translation unit and PCIe: not host b or the wire
+	ScopeTranslate              // the translation unit and the PCIe link
+	ScopeDMA                    // the PCIe link and the DMA engine
+)
+
+// A ScopedSource uses fewer resources than all (ScopeAll is the default).
+type ScopedSource interface {
+	Scope() Scope
 }
 
 // ErrBusy is returned by Source.Start when the model has no room now.

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
 )
 
 // The chain completes with the Invalidate's CQE; the parts are the Bind's
@@ -29,7 +31,7 @@ func TestBindInvalidateRunsAndReportsParts(t *testing.T) {
 // saturates, after which more QPs only add latency (Little's law).
 func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {
 	r := runBuiltin(t, "bind-rate-vs-qps.yaml", "run.duration_us=300")
-	require.Len(t, r.Points, 5)
+	require.Len(t, r.Points, 6)
 	var thr, p50 []float64
 	for _, p := range r.Points {
 		g := p.Generators[0]
@@ -42,8 +44,9 @@ func TestBindRateRisesWithQPsUntilThePipelineSaturates(t *testing.T) {
 	for i := 1; i < len(thr); i++ {
 		require.GreaterOrEqual(t, thr[i], 0.97*thr[i-1], "more QPs never lower the rate much")
 	}
-	require.InDelta(t, thr[4], thr[3], 0.1*thr[3], "saturated: 16 QPs little faster than 8")
-	require.Greater(t, p50[4], 1.5*p50[3], "past saturation more QPs queue")
+	require.InDelta(t, thr[5], thr[4], 0.1*thr[4], "saturated: 32 QPs little faster than 16")
+	require.Greater(t, p50[5], 1.5*p50[4], "past saturation more QPs queue")
+	require.NotEqual(t, results.BoundWindow, r.Points[5].Generators[0].BoundBy.Resource, "saturated: a resource binds")
 }
 
 // The same file and seed give byte-identical results.

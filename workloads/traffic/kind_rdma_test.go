@@ -30,7 +30,7 @@ func TestRDMAWrite64BLatencyIsWireRoundTripPlusPCIe(t *testing.T) {
 	require.Zero(t, w64.Failed)
 	ws := nic.DefaultWireSpec()
 	psPerByte := 8000.0 / float64(ws.GbitPerS)
-	wireRTT := 2*float64(ws.LatencyNS) + 2*float64(ws.HeaderBytes)*psPerByte/1e3 // request + ack headers
+	wireRTT := 2*float64(ws.LatencyNS) + float64(2*ws.HeaderBytes+2*ws.FramingBytes+16+4)*psPerByte/1e3 // request + ACK frames
 	ser := 64 * psPerByte / 1e3
 	want := zero.LatencyNS.P50 + rd.LatencyNS.P50 + wr.LatencyNS.P50 + ser
 	t.Logf("64 B write p50 %.1f ns; expected %.1f = zero-length write %.1f (of which wire round trip %.1f, NIC path %.1f) + PCIe read 64 B %.1f + PCIe write 64 B %.1f + payload on the wire %.2f",
@@ -58,11 +58,12 @@ func TestRDMAWriteThroughputGrowsWithOutstanding(t *testing.T) {
 }
 
 // With enough in flight on a PCIe link faster than the wire (gen4 x16),
-// 4 KiB Writes reach the wire rate less the 78 B of headers a packet.
+// 4 KiB Writes reach the wire rate less what a packet adds: its headers,
+// the RETH of a Write and the Ethernet framing.
 func TestRDMAWrite4KGoodputApproachesWireRate(t *testing.T) {
 	g := rdmaGen(t, "adapter: {preset: gen4x16}\nrun: {warmup_us: 20, duration_us: 200}\ngenerators: [{name: w, kind: rdma_write, size_bytes: 4096, streams: 4, outstanding: 16}]\n")
 	ws := nic.DefaultWireSpec()
-	wire := float64(ws.GbitPerS) * 4096 / float64(4096+ws.HeaderBytes)
+	wire := float64(ws.GbitPerS) * 4096 / float64(4096+ws.HeaderBytes+16+ws.FramingBytes)
 	t.Logf("4 KiB Write goodput %.2f Gb/s, wire rate less headers %.2f Gb/s", g.GoodputGbps, wire)
 	require.Zero(t, g.Failed)
 	require.InEpsilon(t, wire, g.GoodputGbps, 0.10)

@@ -71,7 +71,7 @@ func (s *regMRSource) Start(now sim.Tick, op *Op, done Done) error {
 	s.done = done
 	o := &s.ops[op.Index]
 	o.pages = uint32(s.p.Pages.Sample(s.rng))
-	op.Bytes = uint64(o.pages) * nic.PageSizeBytes
+	op.Units = uint64(o.pages)
 	pieces := uint64(min(s.p.Pieces, o.pages))
 	s.chain = s.chain[:0]
 	va := o.base
@@ -84,7 +84,7 @@ func (s *regMRSource) Start(now sim.Tick, op *Op, done Done) error {
 		va += n * nic.PageSizeBytes
 	}
 	o.regStart = now
-	if st := s.a.RegisterMr(o.mr, s.chain, op.Bytes, s.flags, s.registered, op.Index); st != nic.StatusPending {
+	if st := s.a.RegisterMr(o.mr, s.chain, uint64(o.pages)*nic.PageSizeBytes, s.flags, s.registered, op.Index); st != nic.StatusPending {
 		s.m.Fail(inlineFailure("NdkRegisterMr", st))
 		return nil
 	}
@@ -127,5 +127,11 @@ func (s *regMRSource) deregistered(idx uint64, st nic.Status) {
 func (s *regMRSource) Parts() []Part {
 	return []Part{{Name: "register", Lat: &s.regLat}, {Name: "deregister", Lat: &s.deLat}}
 }
+
+// Figure: NdkRegisterMr moves no payload; it registers pages.
+func (s *regMRSource) Figure() (string, string) { return "registered_pages", "Mpages/s" }
+
+// Scope: host a only.
+func (s *regMRSource) Scope() Scope { return ScopeLocalNIC }
 
 func init() { RegisterSource("register_mr", newRegMRSource) }

@@ -75,6 +75,33 @@ type pointRun struct {
 	warmSnap snapshot
 	sampler  *traceSampler // counter tracks of a traced point
 	clock    seriesClock   // intervals of the point's time series
+	meterErr error         // the meters' window could not be set
+}
+
+// seriesInterval is the width of one interval of the point's time series
+// and of the meters' window: run.timeseries_interval_us, or a hundredth of
+// the longest measured window (at least a nanosecond).
+func (r *pointRun) seriesInterval() sim.Tick {
+	if iv := r.w.Run.TimeseriesIntervalUS; iv > 0 {
+		return max(usToTick(iv), 1)
+	}
+	return max((r.end-r.warm+SeriesIntervals-1)/SeriesIntervals, sim.NS)
+}
+
+// closeMeters ends the meters' window at tEnd (earlier than planned in an
+// ops run or an interrupted one) and closes it.
+func (r *pointRun) closeMeters(tEnd sim.Tick) error {
+	if r.meterErr != nil {
+		return r.meterErr
+	}
+	ms := r.m.Env.Meters
+	if _, to, _ := ms.Span(); tEnd > r.warm && tEnd < to {
+		if err := ms.Cut(tEnd); err != nil {
+			return err
+		}
+	}
+	ms.Finish()
+	return nil
 }
 
 // RunPoint builds the model of one workload and runs it in slices of
@@ -110,7 +137,7 @@ func RunPoint(w *workloads.Workload, opts RunOptions) (*results.PointResult, err
 		r.sampler.sample(m.Env.Engine.Now())
 		r.sampler.finish(m.Env.Meters)
 	}
-	return r.result(stop), nil
+	return r.result(stop)
 }
 
 // start sets the point's times from the end of setup, arranges the
@@ -124,7 +151,8 @@ func (r *pointRun) start() {
 		r.end = r.warm + usToTick(run.DurationUS)
 	}
 	r.m.WarmEnd = r.warm
-	r.clock = newSeriesClock(r.t0, r.warm, r.end)
+	r.clock = newSeriesClock(r.t0, r.warm, r.end, r.seriesInterval())
+	r.meterErr = r.m.Env.Meters.Window(r.warm, max(r.end, r.warm+1), r.clock.width)
 	for _, g := range r.m.gens {
 		g.warmEnd, g.stopArr, g.nextArr = r.warm, r.end, float64(r.t0)
 		g.series = newGenSeries(&r.clock)
@@ -203,7 +231,7 @@ func (r *pointRun) progress() float64 {
 
 // result is the point's figures over its measured window, which ends at
 // the last generator's last measured completion in an ops run.
-func (r *pointRun) result(stop string) *results.PointResult {
+func (r *pointRun) result(stop string) (*results.PointResult, error) {
 	m := r.m
 	now := m.Env.Engine.Now()
 	tEnd := now
@@ -221,19 +249,38 @@ func (r *pointRun) result(stop string) *results.PointResult {
 	if stop == "ops" && m.endSnap != nil {
 		endSnap = *m.endSnap
 	}
+	if err := r.closeMeters(tEnd); err != nil {
+		return nil, err
+	}
 	w := r.w
 	pr := &results.PointResult{Label: workloads.Label(w.Point), Point: w.Point, StopReason: stop,
 		Partial:   stop == "interrupted" || stop == "sim_time_max",
 		SimTimePS: uint64(now), SetupPS: uint64(r.t0), WarmupPS: uint64(r.warm - r.t0), WindowPS: uint64(tEnd - r.warmSnap.at),
 		Events: m.Env.Engine.Executed(), Stats: m.Registry.Snapshot()}
+	ms := m.Env.Meters
 	for _, g := range m.gens {
-		pr.Generators = append(pr.Generators, g.result(tEnd, r.warmSnap.at))
+		pr.Generators = append(pr.Generators, g.result(tEnd, r.warmSnap.at, ms))
 	}
+	pr.Utilisation = utilisation(ms)
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
-	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
+	pr.Warnings = append(coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS), emptyLatencyWarnings(pr)...)
 	pr.Series = r.series(tEnd)
 	results.Round(pr)
-	return pr
+	return pr, nil
+}
+
+// emptyLatencyWarnings names the generators with no latency sample in the
+// window: nothing they started after warm-up completed, so they have no
+// quantile (results.csv leaves the cells empty, the summary prints "-").
+func emptyLatencyWarnings(pr *results.PointResult) []string {
+	var out []string
+	for _, g := range pr.Generators {
+		if g.LatencyNS.Count == 0 {
+			out = append(out, fmt.Sprintf("generator %s: no operation that arrived after warm-up completed successfully in the measured window: no latency figures; "+
+				"lengthen run.duration_us", g.Name))
+		}
+	}
+	return out
 }
 
 // series is the point's time series up to the interval holding tEnd.

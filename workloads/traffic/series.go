@@ -9,8 +9,9 @@ import (
 )
 
 // SeriesIntervals is how many intervals the measured window is cut into
-// for a point's time series (the window of an ops run is sim_time_max_us
-// less warm-up, so its series is coarse unless the run is long).
+// for a point's time series unless run.timeseries_interval_us says
+// otherwise (the window of an ops run is sim_time_max_us less warm-up, so
+// its series is coarse unless the run is long).
 const SeriesIntervals = 100
 
 // seriesClock places times into the intervals of a point's series: of
@@ -22,8 +23,7 @@ type seriesClock struct {
 	n                     int // intervals up to the planned end
 }
 
-func newSeriesClock(t0, warm, end sim.Tick) seriesClock {
-	width := max((end-warm+SeriesIntervals-1)/SeriesIntervals, sim.NS)
+func newSeriesClock(t0, warm, end, width sim.Tick) seriesClock {
 	back := min((warm-t0)/width, results.SeriesWarmupIntervalsMax)
 	base := warm - back*width
 	return seriesClock{t0: t0, base: base, width: width, warm: warm, n: int((end - base + width - 1) / width)}

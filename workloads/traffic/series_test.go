@@ -30,8 +30,18 @@ func TestTimeseriesCoversWarmupAndAddsUpToTheWindow(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = i
 	}
-	rows = rows[1:]
+	var gen, res0 [][]string
+	for _, r := range rows[1:] {
+		switch {
+		case r[col["row"]] == results.RowGenerator:
+			gen = append(gen, r)
+		case r[col["name"]] == "Host.Core[0]":
+			res0 = append(res0, r)
+		}
+	}
+	rows = gen
 	require.Len(t, rows, 20/2+100, "2 us intervals: 10 of warm-up, 100 measured")
+	require.Len(t, res0, 100, "a resource's series covers the measured window")
 	var measured, warm uint64
 	for i, r := range rows {
 		require.Equal(t, results.RowGenerator, r[col["row"]])

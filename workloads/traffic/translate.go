@@ -36,7 +36,7 @@ func (s *translateSource) Start(now sim.Tick, op *Op, done Done) error {
 	off := drawOffset(s.p.OffsetBytes, s.rng, s.region.Bytes(), n, s.p.AlignBytes)
 	r := &s.reqs[op.Index]
 	*r = mtt.Request{Token: s.region.Token, PD: 1, VA: s.region.BaseVA + off, Length: n, Access: s.access, Pages: r.Pages}
-	op.Bytes = n
+	op.Units = 1
 	return s.tr.Lookup(r, s, op.Index)
 }
 
@@ -62,5 +62,11 @@ func newTranslateSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Sourc
 	}
 	return s, nil
 }
+
+// Figure: a translation moves no payload.
+func (s *translateSource) Figure() (string, string) { return "translations", "M/s" }
+
+// Scope: the translation unit and the PCIe link.
+func (s *translateSource) Scope() Scope { return ScopeTranslate }
 
 func init() { RegisterSource("translate", newTranslateSource) }

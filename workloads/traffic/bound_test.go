@@ -1,0 +1,98 @@
+package traffic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
+)
+
+// attribution is one workload whose throughput one resource binds: the
+// --set overrides that double that resource's capacity, and those that
+// double a resource it does not name.
+type attribution struct {
+	name     string
+	src      string
+	resource string   // the meter bound_by must name
+	double   []string // doubles the named resource's capacity
+	other    []string // doubles a resource that is not named
+}
+
+// Core time halved: the posting core does twice the work per second.
+var fasterCores = []string{"adapter.nic.post_wqe_build_ps=10000", "adapter.nic.post_doorbell_store_ps=5000",
+	"adapter.nic.post_wc_line_ps=5000", "adapter.nic.poll_cqe_ps=12500"}
+
+var attributions = []attribution{
+	{
+		name: "one QP, WQE-by-MMIO FastRegister+Invalidate: the posting core",
+		src: "run: {warmup_us: 10, duration_us: 200}\n" +
+			"generators: [{name: g, kind: fast_register_invalidate, streams: 1, outstanding: 32}]\n",
+		resource: "Host.Core[0]",
+		double:   fasterCores,
+		other:    []string{"adapter.nic.page_list_fetches_max=2", "adapter.mtt.write_ops_max=32"},
+	},
+	{
+		name: "DMA-fetched page lists: the engine's page-list read",
+		src: "run: {warmup_us: 20, duration_us: 200}\n" +
+			"generators: [{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, inline_page_list: false}]\n",
+		resource: "NIC.Engine[0].PageList.Fetches",
+		double:   []string{"adapter.nic.page_list_fetches_max=2"},
+		other:    fasterCores,
+	},
+	{
+		name: "4 KiB RDMA Writes on gen4 x16: the wire",
+		src: "adapter: {preset: gen4x16}\nrun: {warmup_us: 20, duration_us: 100}\n" +
+			"generators: [{name: g, kind: rdma_write, size_bytes: 4096, streams: 4, outstanding: 16}]\n",
+		resource: "Wire.AtoB",
+		double:   []string{"adapter.wire.gbit_per_s=200"},
+		other:    fasterCores,
+	},
+	{
+		name: "NdkRegisterMr of one page, 4 in flight: the firmware",
+		src: "run: {warmup_us: 100, duration_us: 1000}\n" +
+			"generators: [{name: g, kind: register_mr, outstanding: 4, pages: 1}]\n",
+		resource: "NIC.Firmware",
+		double:   []string{"adapter.nic.register_firmware_ns=25000", "adapter.nic.deregister_firmware_ns=20000"},
+		other:    []string{"adapter.nic.pin_ps_per_page=150000", "adapter.nic.unpin_ps_per_page=48000"},
+	},
+	{
+		name: "random translations over 16x the MTT cache's reach: its MSHRs",
+		src: "run: {warmup_us: 30, duration_us: 100}\nregions: [{name: d, pages: 65536}]\n" +
+			"generators: [{name: g, kind: translate, region: d, outstanding: 64}]\n",
+		resource: "NIC.TPT.MTTCache.MSHRs",
+		double:   []string{"adapter.mtt.mtt_cache.mshrs_max=32"},
+		other:    []string{"adapter.mtt.mpt_cache.mshrs_max=32"},
+	},
+}
+
+// Every result names what binds it, and the name is right: doubling the
+// named resource's capacity raises throughput by at least 20 %, doubling
+// one it does not name changes it by less than 5 %.
+func TestBoundByNamesTheResourceWhoseCapacityMovesThroughput(t *testing.T) {
+	for _, c := range attributions {
+		t.Run(c.resource, func(t *testing.T) {
+			base := rdmaGen(t, c.src)
+			require.Equal(t, c.resource, base.BoundBy.Resource, "%s: %+v", c.name, base.BoundBy)
+			require.GreaterOrEqual(t, base.BoundBy.Utilisation, results.BoundUtilisationMin)
+			up := rdmaGen(t, c.src, c.double...)
+			other := rdmaGen(t, c.src, c.other...)
+			t.Logf("%s: %.3f Mops/s bound by %s; named resource doubled %.3f (x%.2f); %v: %.3f (x%.3f)", c.name,
+				base.ThroughputMops, base.BoundBy, up.ThroughputMops, up.ThroughputMops/base.ThroughputMops,
+				c.other, other.ThroughputMops, other.ThroughputMops/base.ThroughputMops)
+			require.GreaterOrEqual(t, up.ThroughputMops, 1.2*base.ThroughputMops, "doubling %s", c.resource)
+			require.InEpsilon(t, base.ThroughputMops, other.ThroughputMops, 0.05, "doubling what is not named: %v", c.other)
+		})
+	}
+}
+
+// With nothing near saturation a closed loop says its own window of
+// operations in flight sets the rate, and names the busiest resource.
+func TestBoundByIsTheWindowWhenNothingSaturates(t *testing.T) {
+	g := rdmaGen(t, "run: {warmup_us: 5, duration_us: 50}\ngenerators: [{name: g, kind: rdma_write, size_bytes: 64}]\n")
+	require.Equal(t, results.BoundWindow, g.BoundBy.Resource)
+	require.NotEmpty(t, g.BoundBy.Busiest)
+	require.Less(t, g.BoundBy.Utilisation, results.BoundUtilisationMin)
+	open := rdmaGen(t, "run: {warmup_us: 5, duration_us: 50}\ngenerators: [{name: g, kind: dma_read, arrival: {rate_mops: 1}}]\n")
+	require.Equal(t, results.BoundOfferedLoad, open.BoundBy.Resource)
+}
