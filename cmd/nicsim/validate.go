@@ -44,6 +44,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nicsim validate: %v\n", err)
 		return exitFailed
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "nicsim validate: warning: %s\n", w)
+	}
 	if len(c.files) > 0 {
 		printOutcomes(stdout, rep)
 		return exitOK
@@ -173,9 +176,9 @@ func writeFileAtomic(path string, data []byte) error {
 // printOutcomes prints each row's figures as a table.
 func printOutcomes(w io.Writer, rep *validation.Report) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "row\tpublished\tnicsim\terror\ttolerance\tverdict\t")
+	fmt.Fprintln(tw, "row\tpublished\tnicsim\terror\ttolerance\tverdict\t  bound by")
 	for _, l := range rep.Lines() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", l.ID, l.Published, l.NICSim, l.Error, l.Tolerance, l.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t  %s\n", l.ID, l.Published, l.NICSim, l.Error, l.Tolerance, l.Verdict, l.BoundBy)
 	}
 	tw.Flush()
 }

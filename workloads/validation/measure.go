@@ -257,3 +257,23 @@ func statValue(p *results.PointResult, name string, line int) (float64, error) {
 	}
 	return 0, fmt.Errorf("line %d: no statistic %q in the results", line, name)
 }
+
+// boundBy is what the results say binds the generator of m's first
+// measure that names one (the first of a ratio or difference); zero when
+// none does.
+func (m *Measure) boundBy(r *results.Result) results.BoundBy {
+	switch {
+	case m.Ratio != nil:
+		return m.Ratio[0].boundBy(r)
+	case m.Diff != nil:
+		return m.Diff[0].boundBy(r)
+	case m.Generator == "" || m.point < 0 || m.point >= len(r.Points):
+		return results.BoundBy{}
+	}
+	gen, _, _ := strings.Cut(m.Generator, "/")
+	g, err := generatorOf(&r.Points[m.point], gen)
+	if err != nil {
+		return results.BoundBy{}
+	}
+	return g.BoundBy
+}

@@ -95,6 +95,13 @@ func (rep *Report) Render(opts RenderOptions) []byte {
 	for _, s := range srcs {
 		rep.renderSource(&b, s, opts)
 	}
+	if len(rep.Warnings) > 0 {
+		b.WriteString("## Warnings of the runs\n\nThe figures of these points may not measure what their rows mean:\n\n")
+		for _, w := range rep.Warnings {
+			b.WriteString("- " + oneLine(w) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	return b.Bytes()
 }
 
@@ -113,8 +120,9 @@ verdict:
 - **not modelled**: nicsim cannot produce the figure; the note says why.
 
 **Bound by** compares the resource the source names as the limit with the resource nicsim names
-(` + "`bound_by`" + ` in results.json): ` + "`yes`/`no`" + ` with nicsim's, ` + "`n/a`" + ` when nicsim's results name none,
-` + "`-`" + ` where the source names none.
+(` + "`bound_by`" + ` in results.json, with its utilisation): ` + "`yes`/`no`" + ` with nicsim's, ` + "`n/a`" + ` when nicsim
+has no value, ` + "`-`" + ` where the source names none. nicsim names ` + "`window`" + ` when no resource is 90 %
+busy: the operations kept in flight set the rate.
 
 The verdicts are kept: ` + "`TestValidationVerdictsKept`" + ` fails when a row that holds in
 ` + "`workloads/validation/verdicts.json`" + ` stops holding. Each validation file is a workload that
@@ -310,18 +318,16 @@ func (v Verdict) text() string {
 }
 
 func (o *Outcome) boundByText() string {
-	b := o.Row.BoundBy
+	b, got := o.Row.BoundBy, o.BoundBy
 	switch {
 	case b == nil:
 		return "-"
-	case o.Verdict == NotModelled:
+	case o.Verdict == NotModelled || got.Resource == "":
 		return cell(b.Source) + ": n/a"
-	case o.BoundBy == "":
-		return cell(b.Source) + ": n/a"
-	case b.matches(o.BoundBy):
-		return cell(b.Source) + ": yes (`" + o.BoundBy + "`)"
+	case b.matches(got.Resource):
+		return cell(b.Source) + ": yes (`" + got.String() + "`)"
 	}
-	return cell(b.Source) + ": **no** (`" + o.BoundBy + "`)"
+	return cell(b.Source) + ": **no** (`" + got.String() + "`)"
 }
 
 // matches says whether nicsim's binding resource is one of the names (or
@@ -336,7 +342,7 @@ func (b *BoundBy) matches(name string) bool {
 }
 
 // Line is one row as the report prints it.
-type Line struct{ ID, Published, NICSim, Error, Tolerance, Verdict string }
+type Line struct{ ID, Published, NICSim, Error, Tolerance, Verdict, BoundBy string }
 
 // Lines are the report's rows in order, as text.
 func (rep *Report) Lines() []Line {
@@ -344,7 +350,8 @@ func (rep *Report) Lines() []Line {
 	for i := range rep.Outcomes {
 		o := &rep.Outcomes[i]
 		out[i] = Line{ID: o.Row.ID, Published: o.published(), NICSim: o.nicsim(), Error: o.errorText(),
-			Tolerance: o.Row.toleranceText(), Verdict: string(o.Verdict)}
+			Tolerance: o.Row.toleranceText(), Verdict: string(o.Verdict),
+			BoundBy: strings.NewReplacer("`", "", "**", "", "\\|", "|").Replace(o.boundByText())}
 	}
 	return out
 }

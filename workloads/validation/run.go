@@ -29,9 +29,9 @@ type Outcome struct {
 	Row     *Row
 	Value   float64 // NaN: no value (not modelled, or nothing measured)
 	Verdict Verdict
-	// BoundBy is the resource nicsim's results name as binding the row's
-	// generator; "" when the results carry none.
-	BoundBy string
+	// BoundBy is what nicsim's results say binds the row's generator (its
+	// first measure's); zero when they name nothing.
+	BoundBy results.BoundBy
 }
 
 // Report is every row of every file, in file order and row order within
@@ -39,6 +39,10 @@ type Outcome struct {
 type Report struct {
 	Files    []*File
 	Outcomes []Outcome
+	// Warnings are the runs' own warnings (a cache still filling in the
+	// measured window, no latency sample, ...), as "file: point: text":
+	// figures that may not measure what the row means.
+	Warnings []string
 }
 
 // Options control a validation run; none changes a figure.
@@ -57,6 +61,7 @@ func Run(files []*File, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		rep.Warnings = append(rep.Warnings, runWarnings(f, res)...)
 		for i := range f.Rows {
 			o, err := judge(f, &f.Rows[i], res)
 			if err != nil {
@@ -93,6 +98,24 @@ func runFile(f *File, opts Options) (*results.Result, error) {
 	return res, nil
 }
 
+// runWarnings lists the warnings of res's points.
+func runWarnings(f *File, res *results.Result) []string {
+	if res == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range res.Points {
+		for _, w := range p.Warnings {
+			label := p.Label
+			if label == "" {
+				label = "the run"
+			}
+			out = append(out, fmt.Sprintf("%s: %s: %s", f.Path, label, w))
+		}
+	}
+	return out
+}
+
 func judge(f *File, r *Row, res *results.Result) (Outcome, error) {
 	o := Outcome{File: f, Row: r, Value: math.NaN(), Verdict: NotModelled}
 	if r.NICSim == nil {
@@ -103,6 +126,7 @@ func judge(f *File, r *Row, res *results.Result) (Outcome, error) {
 		return o, fmt.Errorf("%s: row %s: %w", f.Path, r.ID, err)
 	}
 	o.Value = v
+	o.BoundBy = r.NICSim.boundBy(res)
 	switch ok := r.holds(v); {
 	case r.Calibration && ok:
 		o.Verdict = Calibration
