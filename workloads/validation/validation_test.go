@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // TestValidationVerdictsKept runs every validation file and compares each
@@ -89,4 +91,30 @@ func sourcesSectionText(doc, sec string) (string, bool) {
 		}
 	}
 	return rest[:end], true
+}
+
+// TestCalibrationRowsNameTheValueTheySet: every calibration row's note
+// says which preset value it set ("sets nic.clock_period_ps ..."), and
+// that value exists, so the report says what each anchor calibrated.
+func TestCalibrationRowsNameTheValueTheySet(t *testing.T) {
+	keys := map[string]bool{}
+	for _, p := range workloads.Presets() {
+		for _, v := range p.Values() {
+			keys[v.Key] = true
+		}
+	}
+	sets := regexp.MustCompile(`sets ((?:pcie|nic|mtt|wire)\.[a-z0-9_.]*[a-z0-9_])`)
+	files, err := LoadDir(".")
+	require.NoError(t, err)
+	for _, f := range files {
+		for i := range f.Rows {
+			r := &f.Rows[i]
+			if !r.Calibration {
+				continue
+			}
+			m := sets.FindStringSubmatch(r.Note)
+			require.NotNil(t, m, "%s: calibration row %s: its note must say which value it sets", f.Path, r.ID)
+			require.True(t, keys[m[1]], "%s: row %s sets %s, which is no preset value", f.Path, r.ID, m[1])
+		}
+	}
 }
