@@ -118,6 +118,14 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 	if perrs != nil {
 		return nil, perrs
 	}
+	return LoadNode(name, root, opts)
+}
+
+// LoadNode is Load on a document ParseDocument has parsed: root is its
+// top-level mapping. Files that wrap a workload in more keys (the
+// validation files) remove theirs and load the rest here; errors keep the
+// nodes' lines and columns.
+func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	origins := map[*yaml.Node]string{}
 	d := newDecoder(name, origins)
 	if len(opts.Sets) > OverridesMax {

@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"regress":      {"rerun the committed baselines and compare; exit 1 on a regression", runRegress},
 	"run":          {"run workload files: summary table, results in an output folder", runRun},
 	"sweep":        {"run a workload's sweep points in parallel; CSV, JSON and plots", runSweepCmd},
+	"validate":     {"compare nicsim with published measurements; writes docs/VALIDATION.md", runValidate},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) }

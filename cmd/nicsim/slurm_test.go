@@ -14,7 +14,7 @@ import (
 // slurmSweep is an 18-point sweep of short points: every one of the
 // script's 16 shards gets one or two.
 const slurmSweep = `name: slurm-test
-adapter: {preset: e5-gen3x8}
+adapter: {preset: generic}
 run: {seed: 3, warmup_us: 2, duration_us: 10}
 generators: [{name: reads, kind: dma_read, outstanding: 4, size_bytes: 64}]
 sweep:
