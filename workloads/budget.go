@@ -73,7 +73,7 @@ func (w *Workload) MemoryEstimate() []MemoryItem {
 	items = append(items, w.hostMemoryItem(), w.objectsItem(hosts), w.backlogItem())
 	n := uint64(len(w.Generators))*histogramsPerGenerator + hosts*HistogramsPerHost
 	items = append(items, MemoryItem{Name: "histograms", Key: "generators", Bytes: n * sim.HistogramBytesMax,
-		How: fmt.Sprintf("%d latency histograms x %d B", n, sim.HistogramBytesMax)}, w.seriesItem(hosts))
+		How: fmt.Sprintf("%d latency histograms x %d B", n, sim.HistogramBytesMax)}, w.seriesItem(hosts), w.traceItem(hosts))
 	sort.SliceStable(items, func(i, j int) bool { return items[i].Bytes > items[j].Bytes })
 	return items
 }
@@ -165,6 +165,24 @@ func (w *Workload) resultBytes() uint64 {
 	}
 	meters := hosts*nic.MetersMax(w.Adapter.NIC) + 2
 	return resultBytesPerPoint + w.SeriesIntervals()*(uint64(len(w.Generators))*seriesGenBytes+meters*8)
+}
+
+// traceBytesPerTrack is one track of a trace (--trace, the first point):
+// its name, its lanes and its thread record, assumed.
+const traceBytesPerTrack = 256
+
+// traceItem is a trace's tracks: one per operation slot, two per QP (its
+// requests and their phases), one per meter's counter; the records
+// themselves are written as they come (at most sim.DefaultTraceEventsMax).
+func (w *Workload) traceItem(hosts uint64) MemoryItem {
+	var tracks uint64
+	for i := range w.Generators {
+		g := &w.Generators[i]
+		tracks += uint64(g.Streams*g.Outstanding) + 2*hosts*uint64(g.Streams)
+	}
+	tracks += hosts*nic.MetersMax(w.Adapter.NIC) + 2
+	return MemoryItem{Name: "trace", Key: "generators", Bytes: tracks * traceBytesPerTrack,
+		How: fmt.Sprintf("with --trace, %d tracks x %d B", tracks, traceBytesPerTrack)}
 }
 
 // backlogItem is the open-loop backlogs at their limit.
