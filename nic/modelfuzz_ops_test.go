@@ -194,7 +194,7 @@ func (w *fzWorld) postSend(inv bool) {
 	if inv {
 		r.then = func(w *fzWorld, r *fzReq) {
 			if r.status == StatusSuccess {
-				w.endToken(1-q.host, tok) // invalidated before the receive was signalled (rule 57)
+				w.endToken(1-q.host, tok, r) // invalidated before the receive was signalled (rule 57)
 			}
 		}
 	}

@@ -33,6 +33,30 @@ type fzSpan struct {
 	rights   uint8
 	qp       *QP
 	from, to int
+	reg      *fzReq // the FastRegister or Bind that issued it (nil: a RegisterMr)
+	done     int    // the step its success was seen (fzNever: not yet)
+}
+
+// before reports whether s's registration certainly took effect before
+// the invalidation r executed: its success was seen before r was posted,
+// or it was posted earlier on r's QP (executed in order). Only such spans
+// does r end; another may have taken effect after r, on a new key.
+func (s *fzSpan) before(r *fzReq) bool {
+	return s.done < r.post || s.reg != nil && s.reg.q == r.q && s.reg.post < r.post
+}
+
+// endSpansBefore ends the spans of an object that invalidation r undid
+// (before), at its completion, and keeps the others.
+func endSpansBefore(spans []*fzSpan, r *fzReq) []*fzSpan {
+	var keep []*fzSpan
+	for _, s := range spans {
+		if s.before(r) {
+			s.to = min(s.to, r.doneSeq)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	return keep
 }
 
 // fzRange is a range of a host's memory.
@@ -64,7 +88,7 @@ type fzReq struct {
 
 // openSpan records a token's new span, standing from this step.
 func (w *fzWorld) openSpan(host int, tok uint32, lo, hi uint64, rights uint8, qp *QP) *fzSpan {
-	s := &fzSpan{host: host, tok: tok, lo: lo, hi: hi, rights: rights, qp: qp, from: w.seq, to: fzNever}
+	s := &fzSpan{host: host, tok: tok, lo: lo, hi: hi, rights: rights, qp: qp, from: w.seq, to: fzNever, done: fzNever}
 	w.spans = append(w.spans, s)
 	return s
 }
@@ -77,12 +101,13 @@ func endSpans(spans []*fzSpan, seq int) []*fzSpan {
 	return nil
 }
 
-// endToken ends every standing span of token tok on host h (a remote
-// invalidation names a token, not an object).
-func (w *fzWorld) endToken(h int, tok uint32) {
+// endToken ends the spans of token tok on host h that the remote
+// invalidation r (a SendAndInvalidate) undid: a remote invalidation names
+// a token, not an object.
+func (w *fzWorld) endToken(h int, tok uint32, r *fzReq) {
 	for _, s := range w.spans {
-		if s.host == h && s.tok == tok {
-			s.to = min(s.to, w.seq)
+		if s.host == h && s.tok == tok && s.before(r) {
+			s.to = min(s.to, r.doneSeq)
 		}
 	}
 }
@@ -157,8 +182,8 @@ func (w *fzWorld) initiatorDone(q *fzQP, r *fzReq, res Result) {
 
 // receiveDone checks a receive's completion: receives complete in post
 // order; one posted after the QP went to error is cancelled; a receive
-// holds at most its length, and a ReceiveAndInvalidate kills the token it
-// names (rule 57).
+// holds at most its length. (The token a ReceiveAndInvalidate names dies
+// by its SendAndInvalidate's completion: postSend.)
 func (w *fzWorld) receiveDone(q *fzQP, r *fzReq, res Result) {
 	for _, e := range q.recv {
 		if e == r {
@@ -173,9 +198,6 @@ func (w *fzWorld) receiveDone(q *fzQP, r *fzReq, res Result) {
 	}
 	if res.Status == StatusSuccess && uint64(res.BytesTransferred) > r.land.n {
 		w.fail("receive %d of %d B took %d B", r.ctx, r.land.n, res.BytesTransferred)
-	}
-	if res.Status == StatusSuccess && res.Type == OpReceiveAndInvalidate {
-		w.endToken(q.host, uint32(res.TypeSpecific))
 	}
 	w.finishReq(r, res.Status, res.BytesTransferred)
 }

@@ -88,10 +88,18 @@ func (w *fzWorld) fastRegister() {
 	}
 	s := w.openSpan(q.host, x.h.a.GetRemoteTokenFromMr(m.mr), base, base+length, rightsOf(flags), nil)
 	m.spans, m.qp = append(m.spans, s), q
-	r := w.accept(q, ctx, OpFastRegister, flags)
-	r.then = func(w *fzWorld, r *fzReq) {
-		if r.status != StatusSuccess {
-			s.to = min(s.to, r.doneSeq) // it never stood
+	s.reg = w.accept(q, ctx, OpFastRegister, flags)
+	s.reg.then = spanOutcome(s)
+}
+
+// spanOutcome is what a FastRegister's or Bind's completion tells of the
+// span it opened: when it took effect, or that it never stood.
+func spanOutcome(s *fzSpan) func(w *fzWorld, r *fzReq) {
+	return func(w *fzWorld, r *fzReq) {
+		if r.status == StatusSuccess {
+			s.done = r.doneSeq
+		} else {
+			s.to = min(s.to, r.doneSeq)
 		}
 	}
 }
@@ -123,7 +131,7 @@ func (w *fzWorld) postInvalidate(q *fzQP, what string, tok uint32, spans *[]*fzS
 	r := w.accept(q, ctx, OpInvalidate, flags)
 	r.then = func(w *fzWorld, r *fzReq) {
 		if r.status == StatusSuccess {
-			*spans = endSpans(*spans, r.doneSeq)
+			*spans = endSpansBefore(*spans, r)
 		}
 	}
 }
@@ -155,12 +163,8 @@ func (w *fzWorld) bind() {
 	}
 	s := w.openSpan(q.host, x.h.a.GetRemoteTokenFromMw(mw.mw), va, va+n, rightsOf(flags), q.qp)
 	mw.spans, mw.qp = append(mw.spans, s), q
-	r := w.accept(q, ctx, OpBind, flags)
-	r.then = func(w *fzWorld, r *fzReq) {
-		if r.status != StatusSuccess {
-			s.to = min(s.to, r.doneSeq)
-		}
-	}
+	s.reg = w.accept(q, ctx, OpBind, flags)
+	s.reg.then = spanOutcome(s)
 }
 
 // invalidateMw posts an NdkInvalidate of a window (on the QP it is bound
@@ -204,7 +208,7 @@ func (w *fzWorld) registerMr() {
 			r |= rightWrite
 		}
 		sp := w.openSpan(h, x.h.a.GetRemoteTokenFromMr(m.mr), va, va+n, r, nil)
-		sp.from = call
+		sp.from, sp.done = call, w.seq
 		m.spans = append(m.spans, sp)
 	}, 0)
 	m.busy = m.busy || st == StatusPending

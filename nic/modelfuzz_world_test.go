@@ -113,7 +113,7 @@ func (w *fzWorld) registerNormal(x *fzHost, m *fzMR) {
 	st := x.h.a.RegisterMr(m.mr, []MDL{{VirtualAddress: va, ByteCount: n}}, n, MRAllowRemoteRead|MRAllowRemoteWrite, func(_ uint64, s Status) {
 		require.Equal(w.t, StatusSuccess, s)
 		sp := w.openSpan(x.idx, x.h.a.GetRemoteTokenFromMr(m.mr), va, va+n, rightRead|rightWrite, nil)
-		sp.from = call
+		sp.from, sp.done = call, w.seq
 		m.spans = append(m.spans, sp)
 	}, 0)
 	require.Equal(w.t, StatusPending, st)

@@ -91,3 +91,31 @@ func TestConnectQPsRefusesNilClosedAndConnectedQPsWithAStatus(t *testing.T) {
 	require.Equal(t, StatusSuccess, st)
 	require.Equal(t, StatusInvalidDeviceState, status(ConnectQPs(qa3, qb)))
 }
+
+// Rule 57, 2.K: a SendAndInvalidate whose token dies (its MR closed) after
+// the receiver checked it and while its bytes are placed completes the
+// receive, the token dead, without stopping the simulator.
+func TestSendAndInvalidateOfATokenClosedDuringItsPlacementCompletes(t *testing.T) {
+	p := newPair(t, DefaultSpec())
+	qa, qb := p.connect()
+	st, qa2 := p.a.a.CreateQP(p.a.pd, p.a.cq, 3, 8, 8)
+	require.Equal(t, StatusSuccess, st)
+	qa2.Connect()
+	fr := p.a.frmr(16, true)
+	local, _ := p.b.register(srcVA, 4*pg, MRAllowLocalWrite)
+	sink, _ := p.a.register(dstVA, 4*pg, MRAllowLocalWrite)
+	require.Equal(t, StatusSuccess, p.a.a.FastRegister(qa2, 1, fr, []uint64{0x7000_0000}, 0, pg, 0x7000_0000, OpAllowRemoteWrite))
+	p.run()
+	require.Equal(t, StatusSuccess, p.a.one().Status)
+	tok := p.a.a.GetRemoteTokenFromMr(fr)
+	require.Equal(t, StatusSuccess, p.a.a.Receive(qa, 2, lsge(sink, dstVA, 4*pg)))
+	require.Equal(t, StatusSuccess, p.b.a.SendAndInvalidate(qb, 3, lsge(local, srcVA, 4*pg), tok, 0))
+	for qa.rqHead == 0 && p.env.Engine.Step() { // until the receiver has checked the token and taken the receive
+	}
+	require.Equal(t, StatusSuccess, p.a.a.CloseObject(fr, nil, 0))
+	require.NotPanics(t, p.run)
+	r := p.a.one()
+	require.Equal(t, StatusSuccess, r.Status)
+	require.Equal(t, OpReceiveAndInvalidate, r.Type)
+	require.Equal(t, uint64(tok), r.TypeSpecific)
+}

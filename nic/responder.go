@@ -384,6 +384,9 @@ func (a *Adapter) canRemoteInvalidate(qp *QP, tok mtt.Token) bool {
 // remoteInvalidate invalidates tok in the key table and writes the MPT
 // entry (posted; the functional change is immediate).
 func (a *Adapter) remoteInvalidate(tok mtt.Token) {
+	if e, ok := a.tpt.Keys().Entry(tok.Index()); !ok || e.State != mtt.StateValid || e.Key != tok.Key() {
+		return // closed or invalidated since the Send was checked: the token is dead already
+	}
 	if err := a.tpt.Keys().Invalidate(tok); err != nil {
 		panic(fmt.Sprintf("nic: %s: remote invalidate: %v", a.name, err))
 	}
