@@ -50,6 +50,7 @@ type QP struct {
 	hasPeer        bool
 	rq             []recvWR
 	rqHead, rqTail uint64
+	rqTaken        uint32 // receives taken by a message whose completion is not written yet
 }
 
 // qpMetersMax is how many QPs of an adapter get a meter of their own (the
