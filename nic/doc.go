@@ -26,8 +26,10 @@
 // state. One path (errorstate.go) serves every cause - an error completion,
 // a refusal by the QP's responder, NdkFlush: the requests that have not
 // begun executing and every posted receive complete STATUS_CANCELLED in
-// post order (docs/ndk.md 5.1). NdkFlush takes effect when it is called. A
-// receive that fails its own check completes with an error status. All
+// post order (docs/ndk.md 5.1), after the receives a message has taken; a
+// request already executing has had its effect and keeps its own status.
+// NdkFlush takes effect when it is called. A receive that fails its own
+// check completes with an error status. All
 // translation and protection state (MPT entries, MTT entries, token
 // validity) lives in package mtt.
 //

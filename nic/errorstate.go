@@ -11,10 +11,14 @@ package nic
 //     a FastRegister, Bind or Invalidate changes its key-table entry and a
 //     Send, Read or Write checks its local buffer and goes on the wire), so
 //     the scheduler, validate and the commit point itself all cancel;
-//   - a request that had begun executing completes with its own status (a
-//     Send, Read or Write with its peer's answer), except that a Read the
-//     error state cancels whose data arrives after the QP entered it places
-//     nothing and completes STATUS_CANCELLED;
+//   - a request that had begun executing has had its effect and completes
+//     with its own status: a FastRegister, Bind or Invalidate with that of
+//     its key-table change, a Send or Write with its peer's answer. A Read
+//     has its effect when its data is placed: one whose data arrives after
+//     the error state cancels it (qp.cancels) places nothing and completes
+//     STATUS_CANCELLED. Only an error found on the peer's answer or at a
+//     Read's data arrival can come after later requests have begun; one
+//     found at validate or at the commit point cancels all of them;
 //   - every posted receive completes STATUS_CANCELLED in post order, and a
 //     receive posted later completes STATUS_CANCELLED at once. Receives
 //     complete in post order: one a message has taken (its bytes being
