@@ -426,3 +426,43 @@ func TestReceiveCompletionsStayInPostOrderWhenTheQPGoesToError(t *testing.T) {
 		})
 	}
 }
+
+// §5.5, §5.6 (as NdkBind and NdkFastRegister): NdkInvalidate with an MR or
+// a window of another PD than the QP's fails inline with
+// STATUS_INVALID_PARAMETER; nothing is posted and the token stays valid.
+func TestInvalidateQPAndObjectInDifferentPDsFailsInline(t *testing.T) {
+	h, qp := newQP(t, 8)
+	st, pd2 := h.a.CreatePD()
+	require.Equal(t, StatusSuccess, st)
+	other := &harness{t: t, env: h.env, a: h.a, pd: pd2, cq: h.cq}
+	st, qp2 := h.a.CreateQP(pd2, h.cq, 9, 8, 8)
+	require.Equal(t, StatusSuccess, st)
+	qp2.Connect()
+	fr := other.frmr(16, false)
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp2, 1, fr, pages(1), 0, pg, 0, 0))
+	mr, _ := other.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := other.mw()
+	require.Equal(t, StatusSuccess, h.a.Bind(qp2, 2, mr, mw, mrVA, pg, OpAllowRemoteRead))
+	h.run()
+	require.Len(t, h.poll(), 2)
+
+	require.Equal(t, StatusInvalidParameter, h.a.Invalidate(qp, 3, fr, 0))
+	require.Equal(t, StatusInvalidParameter, h.a.InvalidateMw(qp, 4, mw, 0))
+	h.run()
+	require.Empty(t, h.poll())
+	require.Zero(t, qp.Outstanding())
+	keys := h.a.TPT().Keys()
+	for _, idx := range []uint32{fr.Index(), mw.Index()} {
+		ent, _ := keys.Entry(idx)
+		require.Equal(t, mtt.StateValid, ent.State, "the refused invalidation changed nothing")
+	}
+	// The QP of their own PD invalidates them.
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp2, 5, fr, 0))
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp2, 6, mw, 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 2)
+	for _, r := range res {
+		require.Equal(t, StatusSuccess, r.Status)
+	}
+}
