@@ -64,9 +64,10 @@ var relations = map[string]func(a, b uint32) bool{
 
 // Bounds of list arguments.
 const (
-	MDLPiecesMax  = 256  // pieces of one register_mr mdl
-	AnyOrderMax   = 1024 // completions of one any_order poll
-	savedNamesMax = ObjectsMax
+	MDLPiecesMax   = 256  // pieces of one register_mr mdl
+	SplitPiecesMax = 64   // pieces of a register_mr va/length chain split at page boundaries
+	AnyOrderMax    = 1024 // completions of one any_order poll
+	savedNamesMax  = ObjectsMax
 )
 
 var mrFlags = map[string]uint64{

@@ -303,7 +303,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 		return nil
 	}
 	st := &Step{Index: idx, Line: n.Line}
-	var opNode, expNode *yaml.Node
+	var opNode, expNode, cbNode *yaml.Node
 	d.noDuplicates(n, path)
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], n.Content[j+1]
@@ -313,7 +313,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 		case "expect":
 			expNode = v
 		case "callback":
-			st.Callback = d.status(v, path+".callback")
+			st.Callback, cbNode = d.status(v, path+".callback"), v
 		default:
 			if _, ok := ops[k.Value]; !ok {
 				d.fail(k, path+"."+k.Value, "unknown operation (one of %s)", strings.Join(Ops(), ", "))
@@ -334,6 +334,10 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 	st.Args = d.args(opNode, path+"."+st.Op, op.fields, op.required)
 	d.checkArgs(st, opNode, path+"."+st.Op)
 	d.expect(st, expNode, path+".expect")
+	if cbNode != nil && !mayPend[st.Op] {
+		d.fail(cbNode, path+".callback", "%s never returns STATUS_PENDING, so no callback follows (docs/ndk.md rules 1, 3); only %s take callback:",
+			st.Op, strings.Join(sortedKeys(mayPend), ", "))
+	}
 	if st.Args.flag("any_order") && len(st.Polls) > AnyOrderMax {
 		d.fail(expNode, path+".expect", "%d completions is more than %d for an any_order poll", len(st.Polls), AnyOrderMax)
 	}
@@ -370,6 +374,9 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 		d.oneOf(a, opNode, path, "va", "mdl")
 		if a["pieces"] != nil && a["mdl"] != nil {
 			d.fail(opNode, path+".pieces", "pieces goes with va, not with mdl (the mdl gives the pieces)")
+		}
+		if p := a["pieces"]; p != nil && (p.u < 1 || p.u > SplitPiecesMax) {
+			d.fail(&yaml.Node{Line: p.line, Column: p.col}, path+".pieces", "%d is out of range 1..%d", p.u, SplitPiecesMax)
 		}
 	}
 }
@@ -455,6 +462,13 @@ func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
 		st.Expect = d.status(n, path)
 	}
 }
+
+// mayPend are the operations whose call may return STATUS_PENDING and then
+// owes one callback (docs/ndk.md rule 1): only their steps take callback:.
+// Whether such a call pends can depend on the adapter's settings and
+// state (mr_pool_entries, register_mr_inline, a close with work left), so
+// a callback: on a call that returns inline fails its step when it runs.
+var mayPend = map[string]bool{"create_mr": true, "create_mw": true, "init_fr_mr": true, "register_mr": true, "deregister_mr": true, "close": true}
 
 // noStatus are the steps that return no status, so take no expect.
 var noStatus = map[string]bool{"run": true, "fill": true, "check": true, "save_token": true, "compare_tokens": true}

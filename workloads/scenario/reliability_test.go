@@ -155,3 +155,48 @@ func TestScenarioMemoryBudgetRefusesWhatCannotBeHeld(t *testing.T) {
 	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nmemory_max_bytes: 5\n"))
 	require.ErrorContains(t, err, "s.yaml:4:19: memory_max_bytes: 5 is out of range 2^24..2^40")
 }
+
+// register_mr's pieces (the va/length chain split at page boundaries) is
+// 1..64: a value outside is refused when the file is read, at the value's
+// file:line:col, not when the step runs.
+func TestScenarioRegisterMrPiecesOutOfRangeRefusedAtLoad(t *testing.T) {
+	head := "scenario: x\nhosts: [{name: a}]\nsteps:\n"
+	for _, pieces := range []string{"65", "0", "1000000"} {
+		body := "  - register_mr: {mr: a.m, va: 0, length: 4096, pieces: " + pieces + "}\n"
+		_, err := LoadBytes("s.yaml", []byte(head+body))
+		require.ErrorContains(t, err, "s.yaml:4:57: steps.0.register_mr.pieces: "+pieces+" is out of range 1..64", body)
+	}
+	for _, pieces := range []string{"1", "64"} {
+		_, err := LoadBytes("s.yaml", []byte(head+"  - register_mr: {mr: a.m, va: 0, length: 4096, pieces: "+pieces+"}\n"))
+		require.NoError(t, err, pieces)
+	}
+}
+
+// callback: belongs to calls that may return STATUS_PENDING (docs/ndk.md
+// rule 1). On a call that never pends - a work request (rule 3), a create
+// of a PD, CQ or QP, a flush, connect, or a step that returns no status -
+// it is refused when the file is read. On a call that may pend but, with
+// the host's settings, returned inline, the step fails when it runs.
+func TestScenarioCallbackOnACallThatNeverPendsRefusedAtLoad(t *testing.T) {
+	head := "scenario: x\nhosts: [{name: a}]\nsteps:\n"
+	for _, step := range []string{
+		"  - create_pd: {pd: a.pd}\n",
+		"  - create_qp: {qp: a.q, pd: a.pd, cq: a.cq}\n",
+		"  - fast_register: {qp: a.q, mr: a.m, pages: 1, length: 4096}\n",
+		"  - write: {qp: a.q, local: {mr: a.m, va: 0, length: 8}, remote: {token: 1, va: 0}}\n",
+		"  - flush: {qp: a.q}\n",
+		"  - run: {until: idle}\n",
+	} {
+		_, err := LoadBytes("s.yaml", []byte(head+step+"    callback: STATUS_SUCCESS\n"))
+		op := strings.TrimSpace(strings.SplitN(strings.TrimPrefix(step, "  - "), ":", 2)[0])
+		require.ErrorContains(t, err, "s.yaml:5:15: steps.0.callback: "+op+" never returns STATUS_PENDING, so no callback follows", step)
+		require.ErrorContains(t, err, "only close, create_mr, create_mw, deregister_mr, init_fr_mr, register_mr take callback:")
+	}
+	// A create_mr from a full pool returns STATUS_SUCCESS inline (mr_pool_entries):
+	// the callback: is legal in the file and fails the step when it runs.
+	src := head + "  - create_pd: {pd: a.pd}\n  - create_mr: {mr: a.m, pd: a.pd}\n    callback: STATUS_SUCCESS\n"
+	_, err := runScenarioText(t, src)
+	require.ErrorContains(t, err, "s.yaml:5: step 2 failed: create_mr on a.m: callback STATUS_SUCCESS expected, but the call returned STATUS_SUCCESS (no callback)")
+	_, err = runScenarioText(t, strings.Replace(src, "hosts: [{name: a}]", "hosts: [{name: a, nic: {mr_pool_entries: 0}}]", 1)+"  - run: {until: idle}\n")
+	require.NoError(t, err)
+}
