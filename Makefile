@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines validate fuzz clean help
 
 all: build test
 
@@ -21,6 +21,8 @@ help:
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
 	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
+	@echo "make validate     run workloads/validation against published figures; writes docs/VALIDATION.md and docs/img"
+	@echo "make fuzz         every fuzz target for FUZZTIME (60s) each, then the model-level fuzzer's long run"
 
 build:
 	$(GO) build -o $(BIN)/nicsim ./cmd/nicsim
@@ -59,6 +61,12 @@ regress:
 
 baselines:
 	$(GO) run ./cmd/nicsim regress --update
+
+validate:
+	$(GO) run ./cmd/nicsim validate
+
+fuzz:
+	GO=$(GO) ./scripts/fuzz.sh
 
 clean:
 	rm -rf $(BIN)

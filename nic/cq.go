@@ -85,11 +85,11 @@ func (a *Adapter) CreateCQ(depth uint32) (Status, *CQ) {
 }
 
 // GetCQResults is NdkGetCqResultsEx: up to max NDK_RESULT_EX entries whose
-// CQE write has reached host memory, in CQ order. Taking a CQE gives its
+// CQE write has reached host memory, in CQ order (none for a nil CQ). Taking a CQE gives its
 // request's SQ slot back, and those of the successful SILENT_SUCCESS
 // requests posted before it on the QP (5.7).
 func (a *Adapter) GetCQResults(cq *CQ, max int) []Result {
-	if max <= 0 {
+	if max <= 0 || cq == nil {
 		return nil
 	}
 	out := make([]Result, min(max, a.visibleCQEs(cq)))
@@ -97,8 +97,12 @@ func (a *Adapter) GetCQResults(cq *CQ, max int) []Result {
 }
 
 // PollCQ is GetCQResults into a caller's buffer: it fills out with up to
-// len(out) results and returns how many; it allocates nothing.
+// len(out) results and returns how many; it allocates nothing. A nil CQ
+// has none.
 func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
+	if cq == nil {
+		return 0
+	}
 	n := 0
 	for n < len(out) && cq.cons < cq.prod {
 		e := &cq.ring[cq.cons%uint64(cq.depth)]

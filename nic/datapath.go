@@ -18,12 +18,20 @@ type SGE struct {
 // ConnectQPs connects a and b, which must sit on the two adapters of one
 // wire (NdkConnect/NdkAccept shortened to their effect: both QPs are
 // connected and know their peer).
+//
+// The error of a refused connection is a *StatusError: a nil QP, or QPs not
+// on the two adapters of one wire, are STATUS_INVALID_PARAMETER; a closed
+// QP is STATUS_INVALID_HANDLE; a QP already connected (or in error) is
+// STATUS_INVALID_DEVICE_STATE. A refusal changes nothing.
 func ConnectQPs(a, b *QP) error {
-	if a == nil || b == nil || a.a.wire == nil || a.a.wire != b.a.wire || a.a == b.a {
-		return fmt.Errorf("nic: ConnectQPs: the QPs must be on the two adapters of one wire")
-	}
-	if a.connected || b.connected {
-		return fmt.Errorf("nic: ConnectQPs: a QP is already connected")
+	refuse := func(st Status, msg string) error { return &StatusError{Status: st, Msg: "ConnectQPs: " + msg} }
+	switch {
+	case a == nil || b == nil || a.a.wire == nil || a.a.wire != b.a.wire || a.a == b.a:
+		return refuse(StatusInvalidParameter, "the QPs must be on the two adapters of one wire")
+	case a.closed || b.closed:
+		return refuse(StatusInvalidHandle, "a QP is closed")
+	case a.connected || b.connected || a.err || b.err:
+		return refuse(StatusInvalidDeviceState, "a QP is already connected")
 	}
 	a.connected, b.connected = true, true
 	a.peer, b.peer = b.num, a.num
@@ -94,3 +102,12 @@ func (a *Adapter) readSink(tok uint32) bool {
 }
 
 func isData(op OpType) bool { return op == OpSend || op == OpRead || op == OpWrite }
+
+// StatusError is an error of a call that has no status return of its own
+// (ConnectQPs): the NDK status it stands for, and why.
+type StatusError struct {
+	Status Status
+	Msg    string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("nic: %s: %s", e.Msg, e.Status) }

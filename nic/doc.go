@@ -26,8 +26,10 @@
 // state. One path (errorstate.go) serves every cause - an error completion,
 // a refusal by the QP's responder, NdkFlush: the requests that have not
 // begun executing and every posted receive complete STATUS_CANCELLED in
-// post order (docs/ndk.md 5.1). NdkFlush takes effect when it is called. A
-// receive that fails its own check completes with an error status. All
+// post order (docs/ndk.md 5.1), after the receives a message has taken; a
+// request already executing has had its effect and keeps its own status.
+// NdkFlush takes effect when it is called. A receive that fails its own
+// check completes with an error status. All
 // translation and protection state (MPT entries, MTT entries, token
 // validity) lives in package mtt.
 //
@@ -73,8 +75,9 @@
 //
 // Timing assumptions (docs/nic.md has every parameter with its source): the
 // NIC clock is 1 GHz (assumed; ConnectX-6 Dx reports hca_core_clock 1000
-// MHz); stage latencies of 2-8 cycles are assumed (no public figure,
-// docs/sources.md 10). The host's posting cores are resources (hostcpu.go):
+// MHz); stage latencies of 2-8 cycles are assumed (no public figure:
+// docs/sources.md 7, the pipeline clock is unpublished; 5, no FRWR, bind or
+// invalidate latency is). The host's posting cores are resources (hostcpu.go):
 // QP n's core builds each WQE, executes the doorbell or write-combined WQE
 // stores (then the pcie model times the MMIO write) and polls each CQE, each
 // for an assumed time; a CQE counts as in host memory when its DMA write is

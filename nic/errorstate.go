@@ -11,12 +11,20 @@ package nic
 //     a FastRegister, Bind or Invalidate changes its key-table entry and a
 //     Send, Read or Write checks its local buffer and goes on the wire), so
 //     the scheduler, validate and the commit point itself all cancel;
-//   - a request that had begun executing completes with its own status (a
-//     Send, Read or Write with its peer's answer), except that a Read the
-//     error state cancels whose data arrives after the QP entered it places
-//     nothing and completes STATUS_CANCELLED;
+//   - a request that had begun executing has had its effect and completes
+//     with its own status: a FastRegister, Bind or Invalidate with that of
+//     its key-table change, a Send or Write with its peer's answer. A Read
+//     has its effect when its data is placed: one whose data arrives after
+//     the error state cancels it (qp.cancels) places nothing and completes
+//     STATUS_CANCELLED. Only an error found on the peer's answer or at a
+//     Read's data arrival can come after later requests have begun; one
+//     found at validate or at the commit point cancels all of them;
 //   - every posted receive completes STATUS_CANCELLED in post order, and a
-//     receive posted later completes STATUS_CANCELLED at once.
+//     receive posted later completes STATUS_CANCELLED at once. Receives
+//     complete in post order: one a message has taken (its bytes being
+//     placed, or failed its own check) completes when the responder
+//     answers that message, so the cancellations wait until every taken
+//     receive has completed (takenReceiveDone).
 //
 // Requests posted before the failing one complete first (post order) with
 // their own status.
@@ -56,11 +64,23 @@ func (a *Adapter) qpToError(qp *QP, from uint64) {
 }
 
 // flushReceives completes every posted receive of qp with STATUS_CANCELLED,
-// in post order.
+// in post order, once the receives taken by a message have completed.
 func (a *Adapter) flushReceives(qp *QP) {
+	if qp.rqTaken > 0 {
+		return // takenReceiveDone flushes after the last one
+	}
 	for qp.rqHead != qp.rqTail {
 		rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
 		qp.rqHead++
 		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
+	}
+}
+
+// takenReceiveDone records that a receive taken by a message has completed;
+// in the error state, the receives behind the last one are cancelled now.
+func (a *Adapter) takenReceiveDone(qp *QP) {
+	qp.rqTaken--
+	if qp.err {
+		a.flushReceives(qp)
 	}
 }

@@ -373,3 +373,96 @@ func TestQPWithSeparateReceiveAndInitiatorCQs(t *testing.T) {
 	require.Equal(t, StatusSuccess, e.a.a.CloseObject(e.qa, nil, 0))
 	require.Equal(t, 1, closed)
 }
+
+// §5.1: receives complete in post order when the QP goes to error. A
+// receive a message has taken completes before the ones behind it: when the
+// responder refuses a later message while an earlier Send is still being
+// placed, the earlier receive completes STATUS_SUCCESS first and the rest
+// are cancelled after it; the same when NdkFlush is called then; and a
+// receive that fails its own check behind a receive still being placed
+// completes after it.
+func TestReceiveCompletionsStayInPostOrderWhenTheQPGoesToError(t *testing.T) {
+	cases := map[string]struct {
+		second  uint32 // length of the second receive
+		refuse  func(p *pair, qa, qb *QP, local *MR)
+		results []Status
+	}{
+		"a refused SendAndInvalidate": {64, func(p *pair, qa, _ *QP, local *MR) {
+			require.Equal(t, StatusSuccess, p.a.a.SendAndInvalidate(qa, 11, lsge(local, srcVA, 0), 0xBAD, 0))
+		}, []Status{StatusSuccess, StatusCancelled, StatusCancelled}},
+		"a receive too small behind it": {16, func(p *pair, qa, _ *QP, local *MR) {
+			require.Equal(t, StatusSuccess, p.a.a.Send(qa, 11, lsge(local, srcVA, 64), 0))
+		}, []Status{StatusSuccess, StatusBufferOverflow, StatusCancelled}},
+		"NdkFlush": {64, func(p *pair, _, qb *QP, _ *MR) {
+			for qb.rqHead == 0 { // until the first Send has taken its receive
+				require.True(t, p.env.Engine.Step())
+			}
+			require.Equal(t, StatusSuccess, p.b.a.Flush(qb))
+		}, []Status{StatusSuccess, StatusCancelled, StatusCancelled}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := newPair(t, DefaultSpec())
+			qa, qb := p.connect()
+			local, remote := p.setup(MRAllowRemoteWrite)
+			require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 1, lsge(remote, dstVA, 3*pg)))
+			require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 2, lsge(remote, dstVA, c.second)))
+			require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 3, lsge(remote, dstVA, 64)))
+			require.Equal(t, StatusSuccess, p.a.a.Send(qa, 10, lsge(local, srcVA, 3*pg), 0))
+			c.refuse(p, qa, qb, local)
+			p.run()
+			var got []uint64
+			var st []Status
+			for _, r := range p.b.poll() {
+				got, st = append(got, r.RequestContext), append(st, r.Status)
+			}
+			require.Equal(t, []uint64{1, 2, 3}, got, "receives complete in post order")
+			require.Equal(t, c.results, st)
+			require.Equal(t, pattern(3*pg, 1), memAt(p.b.a.Mem(), dstVA, 3*pg), "the first Send was placed")
+			// A receive posted in the error state completes after them.
+			require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 4, lsge(remote, dstVA, 64)))
+			p.run()
+			require.Equal(t, []Result{{Status: StatusCancelled, QPContext: 2, RequestContext: 4, Type: OpReceive}}, p.b.poll())
+		})
+	}
+}
+
+// §5.5, §5.6 (as NdkBind and NdkFastRegister): NdkInvalidate with an MR or
+// a window of another PD than the QP's fails inline with
+// STATUS_INVALID_PARAMETER; nothing is posted and the token stays valid.
+func TestInvalidateQPAndObjectInDifferentPDsFailsInline(t *testing.T) {
+	h, qp := newQP(t, 8)
+	st, pd2 := h.a.CreatePD()
+	require.Equal(t, StatusSuccess, st)
+	other := &harness{t: t, env: h.env, a: h.a, pd: pd2, cq: h.cq}
+	st, qp2 := h.a.CreateQP(pd2, h.cq, 9, 8, 8)
+	require.Equal(t, StatusSuccess, st)
+	qp2.Connect()
+	fr := other.frmr(16, false)
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp2, 1, fr, pages(1), 0, pg, 0, 0))
+	mr, _ := other.register(mrVA, 4*pg, MRAllowRemoteWrite)
+	mw := other.mw()
+	require.Equal(t, StatusSuccess, h.a.Bind(qp2, 2, mr, mw, mrVA, pg, OpAllowRemoteRead))
+	h.run()
+	require.Len(t, h.poll(), 2)
+
+	require.Equal(t, StatusInvalidParameter, h.a.Invalidate(qp, 3, fr, 0))
+	require.Equal(t, StatusInvalidParameter, h.a.InvalidateMw(qp, 4, mw, 0))
+	h.run()
+	require.Empty(t, h.poll())
+	require.Zero(t, qp.Outstanding())
+	keys := h.a.TPT().Keys()
+	for _, idx := range []uint32{fr.Index(), mw.Index()} {
+		ent, _ := keys.Entry(idx)
+		require.Equal(t, mtt.StateValid, ent.State, "the refused invalidation changed nothing")
+	}
+	// The QP of their own PD invalidates them.
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp2, 5, fr, 0))
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp2, 6, mw, 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 2)
+	for _, r := range res {
+		require.Equal(t, StatusSuccess, r.Status)
+	}
+}

@@ -309,9 +309,17 @@ func (a *Adapter) freeMTT(mr *MR) {
 // GetRemoteTokenFromMr is NdkGetRemoteTokenFromMr: the MR's token as the
 // last FastRegister post defined it (rule 43, 5.3). Tokens are 24-bit index
 // and 8-bit key.
-func (a *Adapter) GetRemoteTokenFromMr(mr *MR) uint32 { return uint32(mr.tok) }
+func (a *Adapter) GetRemoteTokenFromMr(mr *MR) uint32 { return mrToken(mr) }
 
 // GetLocalTokenFromMr is NdkGetLocalTokenFromMr. The model uses one key per
 // MR entry, so the local token equals the remote token (as mlx5 lkey/rkey
 // of an mkey).
-func (a *Adapter) GetLocalTokenFromMr(mr *MR) uint32 { return uint32(mr.tok) }
+func (a *Adapter) GetLocalTokenFromMr(mr *MR) uint32 { return mrToken(mr) }
+
+// mrToken is an MR's token; 0, which names no MR, for a nil one.
+func mrToken(mr *MR) uint32 {
+	if mr == nil {
+		return 0
+	}
+	return uint32(mr.tok)
+}

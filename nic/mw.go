@@ -46,7 +46,12 @@ func (a *Adapter) allocMW(pd *PD) (*MW, error) {
 
 // GetRemoteTokenFromMw is NdkGetRemoteTokenFromMw: the window's token as
 // the last NdkBind post defined it (rule 50, 5.3).
-func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 { return uint32(mw.tok) }
+func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 {
+	if mw == nil {
+		return 0 // names no window
+	}
+	return uint32(mw.tok)
+}
 
 // Bind is NdkBind (docs/ndk.md 2.H, 5.5): a work request that binds mw to
 // [va, va+length) of the registered normal MR mr, through qp, with the
@@ -112,14 +117,15 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 // InvalidateMw is NdkInvalidate of a memory window (rule 54-56): after it
 // executes the window's token is dead and the window may be bound again.
 // Inline failures: INVALID_HANDLE, flags INVALID_PARAMETER,
-// CONNECTION_INVALID, NO_MORE_ENTRIES. A window that is not bound when the
+// CONNECTION_INVALID, a window of another PD than the QP's
+// INVALID_PARAMETER (5.5), NO_MORE_ENTRIES. A window that is not bound when the
 // request executes (double invalidate, or already invalidated remotely,
 // rule 57) is an error completion STATUS_INVALID_DEVICE_STATE.
 func (a *Adapter) InvalidateMw(qp *QP, ctx uint64, mw *MW, flags OpFlags) Status {
 	if mw == nil || mw.closed {
 		return a.inlineFailure(qp, StatusInvalidHandle)
 	}
-	return a.postInvalidate(qp, ctx, flags, StatusSuccess, nil, mw, mw.tok)
+	return a.postInvalidate(qp, ctx, flags, StatusSuccess, mw.pd, nil, mw, mw.tok)
 }
 
 // windowUnbound records in the provider that mw's NIC entry was

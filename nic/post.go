@@ -106,7 +106,8 @@ func checkWR(qp *QP, op OpType, flags OpFlags) Status {
 }
 
 // Invalidate is NdkInvalidate of a fast-register MR (docs/ndk.md 2.I); windows
-// are invalidated with InvalidateMw.
+// are invalidated with InvalidateMw. An NdkRegisterMr MR (rule 54) and an MR
+// of another PD than the QP's (5.6) are STATUS_INVALID_PARAMETER inline.
 func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
 	if mr == nil || mr.closed {
 		return a.inlineFailure(qp, StatusInvalidHandle)
@@ -115,16 +116,19 @@ func (a *Adapter) Invalidate(qp *QP, ctx uint64, mr *MR, flags OpFlags) Status {
 	if !mr.fastRegister {
 		kind = StatusInvalidParameter // rule 54: never an NdkRegisterMr MR
 	}
-	return a.postInvalidate(qp, ctx, flags, kind, mr, nil, mr.tok)
+	return a.postInvalidate(qp, ctx, flags, kind, mr.pd, mr, nil, mr.tok)
 }
 
-// postInvalidate posts an Invalidate of tok (mr's or mw's) after the
-// checks, in order: QP, flags, connection (rule 4, 55), the object's kind
-// (kind), a free slot (5.7).
-func (a *Adapter) postInvalidate(qp *QP, ctx uint64, flags OpFlags, kind Status, mr *MR, mw *MW, tok mtt.Token) Status {
+// postInvalidate posts an Invalidate of tok (mr's or mw's, of PD pd) after
+// the checks, in order: QP, flags, connection (rule 4, 55), the object's
+// kind (kind), the PDs (5.5, 5.6), a free slot (5.7).
+func (a *Adapter) postInvalidate(qp *QP, ctx uint64, flags OpFlags, kind Status, pd *PD, mr *MR, mw *MW, tok mtt.Token) Status {
 	st := checkWR(qp, OpInvalidate, flags)
 	if st == StatusSuccess {
 		st = kind
+	}
+	if st == StatusSuccess && pd != qp.pd {
+		st = StatusInvalidParameter // 5.5, 5.6: object and QP of different PDs, as NdkBind and NdkFastRegister
 	}
 	if st == StatusSuccess && qp.full() {
 		st = StatusNoMoreEntries

@@ -25,7 +25,7 @@ type QP struct {
 	// Provider (host) side.
 	slots      []wr
 	posted     uint64 // WRs accepted
-	retired    uint64 // WRs whose slot the consumer got back (rule 5.7)
+	retired    uint64 // WRs whose slot the consumer got back (docs/ndk.md §5.7)
 	rung       uint64 // WRs indicated to the NIC (doorbell or WQE-by-MMIO issued)
 	blocks     uint64 // 64 B basic blocks produced in the SQ ring
 	ringBlocks uint64 // ring size in basic blocks
@@ -50,6 +50,7 @@ type QP struct {
 	hasPeer        bool
 	rq             []recvWR
 	rqHead, rqTail uint64
+	rqTaken        uint32 // receives taken by a message whose completion is not written yet
 }
 
 // qpMetersMax is how many QPs of an adapter get a meter of their own (the

@@ -11,7 +11,8 @@ type recvWR struct {
 // receive queue in the provider's and NIC's shared record: posting costs no
 // PCIe traffic (see docs/nic.md Deviations). A full receive queue is
 // STATUS_NO_MORE_ENTRIES; a QP in the error state completes the receive
-// with STATUS_CANCELLED at once.
+// with STATUS_CANCELLED at once, or, while a receive taken by a message is
+// still being placed, right after that one (docs/ndk.md §5.1).
 func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
 	if qp == nil || qp.closed {
 		return StatusInvalidHandle
@@ -22,13 +23,12 @@ func (a *Adapter) Receive(qp *QP, ctx uint64, sge SGE) Status {
 	if qp.rq == nil {
 		qp.rq = make([]recvWR, qp.rqDepth)
 	}
-	rw := recvWR{ctx: ctx, sge: sge}
+	qp.rq[qp.rqTail%uint64(len(qp.rq))] = recvWR{ctx: ctx, sge: sge}
+	qp.rqTail++
 	if qp.err {
-		a.writeRecvCQE(qp, rw, StatusCancelled, 0, OpReceive, 0)
+		a.flushReceives(qp) // cancelled at once, behind any receive still being placed
 		return StatusSuccess
 	}
-	qp.rq[qp.rqTail%uint64(len(qp.rq))] = rw
-	qp.rqTail++
 	a.cores.work(a.cores.core(qp), a.spec.PostWQEBuildPS) // the receive WQE
 
 	return StatusSuccess

@@ -101,8 +101,9 @@ type rxOp struct {
 	state  rxState
 	nak    Status // non-zero: answer with a NAK of this status
 	qpErr  bool   // the refusal puts the responder's QP in error
-	recv   recvWR // Send: the receive it consumed
+	recv   recvWR // Send: the receive it took
 	hasRcv bool
+	rcvSt  Status // the taken receive's status (it failed its own check: not STATUS_SUCCESS)
 	pages  []uint64
 	off    uint64
 	rdata  []byte // Read: the bytes, taken when its DMA starts
@@ -309,8 +310,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 			return
 		}
 	}
-	qp.rqHead++
-	o.recv, o.hasRcv = rw, true
+	r.takeReceive(o, qp, rw, StatusSuccess)
 	if n == 0 {
 		o.state = rxDone
 		return
@@ -320,12 +320,20 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	a.dataDMA.payload(true, r, pages[0]+off, n, rxEvDMA|uint64(id))
 }
 
-// refuseReceive completes the receive at the head of qp's queue with st (it
-// failed its own check), then refuses the Send: the receives behind it are
-// cancelled by the error state.
-func (r *responder) refuseReceive(o *rxOp, qp *QP, rw recvWR, st Status) {
+// takeReceive gives the receive at the head of qp's queue to the Send o;
+// it completes with st when o is answered, in arrival order, so receives
+// complete in post order (errorstate.go).
+func (r *responder) takeReceive(o *rxOp, qp *QP, rw recvWR, st Status) {
 	qp.rqHead++
-	r.a.writeRecvCQE(qp, rw, st, 0, OpReceive, 0)
+	qp.rqTaken++
+	o.recv, o.hasRcv, o.rcvSt = rw, true, st
+}
+
+// refuseReceive takes the receive at the head of qp's queue, to complete
+// with st (it failed its own check), then refuses the Send: the receives
+// behind it are cancelled by the error state.
+func (r *responder) refuseReceive(o *rxOp, qp *QP, rw recvWR, st Status) {
+	r.takeReceive(o, qp, rw, st)
 	r.refuse(o, qp, StatusRemoteResources)
 }
 
@@ -351,19 +359,32 @@ func (r *responder) answer(now sim.Tick, id int) {
 	default:
 		ans.kind = pktAck
 	}
-	if o.hasRcv && o.nak == 0 {
-		typ, spec := OpReceive, uint64(0)
-		if o.p.inv {
-			a.remoteInvalidate(mtt.Token(o.p.token))
-			typ, spec = OpReceiveAndInvalidate, uint64(o.p.token)
-		}
-		a.writeRecvCQE(qp, o.recv, StatusSuccess, uint32(o.p.length), typ, spec)
+	if o.hasRcv {
+		r.completeReceive(o, qp)
 	}
 	a.wire.send(a.wireEnd, ans)
 	a.wire.release(o.p.data)
 	o.p.data = nil
 	r.free = append(r.free, id)
 	r.release(now)
+}
+
+// completeReceive writes the completion of the receive o took: on
+// success after the invalidation a SendAndInvalidate asks for (rule 57),
+// with the message's length; then the receives the error state holds back
+// behind it may complete (errorstate.go).
+func (r *responder) completeReceive(o *rxOp, qp *QP) {
+	a := r.a
+	typ, spec, n := OpReceive, uint64(0), uint32(0)
+	if o.rcvSt == StatusSuccess {
+		n = uint32(o.p.length)
+		if o.p.inv {
+			a.remoteInvalidate(mtt.Token(o.p.token))
+			typ, spec = OpReceiveAndInvalidate, uint64(o.p.token)
+		}
+	}
+	a.writeRecvCQE(qp, o.recv, o.rcvSt, n, typ, spec)
+	a.takenReceiveDone(qp)
 }
 
 // canRemoteInvalidate: the token must name a valid window bound to this
@@ -384,6 +405,9 @@ func (a *Adapter) canRemoteInvalidate(qp *QP, tok mtt.Token) bool {
 // remoteInvalidate invalidates tok in the key table and writes the MPT
 // entry (posted; the functional change is immediate).
 func (a *Adapter) remoteInvalidate(tok mtt.Token) {
+	if e, ok := a.tpt.Keys().Entry(tok.Index()); !ok || e.State != mtt.StateValid || e.Key != tok.Key() {
+		return // closed or invalidated since the Send was checked: the token is dead already
+	}
 	if err := a.tpt.Keys().Invalidate(tok); err != nil {
 		panic(fmt.Sprintf("nic: %s: remote invalidate: %v", a.name, err))
 	}

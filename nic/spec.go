@@ -92,11 +92,12 @@ type Spec struct {
 	DeregisterFirmwareNS uint64 `json:"deregister_firmware_ns"`
 	// PinPSPerPage is the host's cost to pin one 4 KiB page and put it in
 	// the page list. 300 ns: docs/sources.md 4 and 9 (256 GB in > 20 s with
-	// verbs, ~0.3 us per page; Mooncake 0.38 us).
+	// verbs, ~0.3 us per page; Mooncake 0.375 us reading its 500 GB as GiB).
 	PinPSPerPage uint64 `json:"pin_ps_per_page"`
 	// UnpinPSPerPage is the host's cost to unpin one page at
-	// deregistration. 96 ns: docs/sources.md 4 (Mooncake: 500 GB deregistered
-	// in 11.8 s = 96 ns per 4 KiB page).
+	// deregistration. 90 ns: docs/sources.md 4 (Mooncake: 500 GiB, 131.1 M
+	// pages of 4 KiB, deregistered in 11.754 s; the same GiB reading as the
+	// 0.375 us per page it gives for registration).
 	UnpinPSPerPage uint64 `json:"unpin_ps_per_page"`
 	// FirmwareCommandBytes is the size of a command-queue entry written by
 	// MMIO. Assumed 64 B (the mlx5 command-queue entry is 64 B).
@@ -156,7 +157,7 @@ type Spec struct {
 	// 64 B basic blocks in a cache-resident ring, the producer index).
 	// Assumed 20 ns, about 60 cycles at 3 GHz: the provider's post path
 	// fills a control and a data segment (docs/sources.md 6), no figure is
-	// published (docs/sources.md 10).
+	// published.
 	PostWQEBuildPS uint64 `json:"post_wqe_build_ps"`
 	// PostDoorbellStorePS is a core's time to execute the 8 B uncached
 	// doorbell store and the write barrier before it. Assumed 10 ns: the
@@ -174,11 +175,12 @@ type Spec struct {
 	// memory (read the 64 B CQE, check its owner bit, advance the consumer
 	// index, hand the result on). Assumed 25 ns: the CQE was written by DMA
 	// into the last-level cache, so the poll is an LLC hit of ~70 cycles at
-	// 3 GHz plus bookkeeping; no figure is published (docs/sources.md 10).
+	// 3 GHz plus bookkeeping; no figure is published.
 	PollCQEPS uint64 `json:"poll_cqe_ps"`
 
-	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise:
-	// docs/sources.md 10 lists no public per-stage figure for any RNIC).
+	// NIC pipeline (NIC clock cycles; "assumed" unless said otherwise: no
+	// RNIC publishes per-stage figures; docs/sources.md 7: the pipeline
+	// clock is unpublished; 5: no FRWR, bind or invalidate latency is).
 	Doorbell   StageSpec `json:"doorbell"`    // doorbell handler: MMIO record -> QP producer index
 	Scheduler  StageSpec `json:"scheduler"`   // round robin over QPs with work
 	WQEFetch   StageSpec `json:"wqe_fetch"`   // DMA-read of WQEs; latency is after the read returns
@@ -257,7 +259,7 @@ func DefaultSpec() Spec {
 		RegisterFirmwareNS:       50_000,
 		DeregisterFirmwareNS:     40_000,
 		PinPSPerPage:             300_000,
-		UnpinPSPerPage:           96_000,
+		UnpinPSPerPage:           90_000,
 		FirmwareCommandBytes:     64,
 		FirmwareQueueDepth:       32,
 		MaxRegistrationSizeBytes: 1 << 30,

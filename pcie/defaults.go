@@ -30,21 +30,20 @@ func DefaultSpec() Spec {
 		ECRC:   false, // assumed: ECRC is rarely enabled; section 1.4 overheads exclude it
 		Addr64: true,  // docs/sources.md 1.4 / 11: 24 B MWr/MRd overhead is the 64-bit form
 		// Assumed: ~10 ns per direction for PHY pipelines and a short trace;
-		// no public figure (docs/sources.md 10). Only the sum with
+		// no public figure. Only the sum with
 		// HostReadLatencyFixedNS is calibrated.
 		LinkLatencyNS: 10,
 
 		MPSBytes:        256,      // docs/sources.md 1.3: measured at MPS 256
 		MRRSBytes:       512,      // assumed: common BIOS default
-		RCBBytes:        64,       // docs/sources.md 11: RCB is 64 or 128 B; root ports use 64
+		RCBBytes:        64,       // docs/sources.md 11: RCB is 64 or 128 B; 64 assumed
 		CompletionSplit: SplitMPS, // docs/sources.md 11: modern hosts complete in MPS-sized pieces
 		// Assumed: PCIe 5-bit tags without Extended Tag Field. Check:
 		// pcie-bench's 62 M reads/s at 64 B x 546 ns needs ~34 outstanding
 		// (docs/sources.md 1.1, 1.3), consistent with 32.
 		TagsMax: 32,
 
-		// Assumed: typical root-port receive buffers (no public figure,
-		// docs/sources.md 10).
+		// Assumed: typical root-port receive buffers (no public figure).
 		HostPHCredits:   64,   // 64 posted headers
 		HostPDCredits:   1024, // 16 KiB of posted data
 		HostNPHCredits:  32,   // matches TagsMax so tags, not NPH, limit reads

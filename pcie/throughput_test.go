@@ -17,7 +17,7 @@ func TestLargeReadGoodputNeverFallsWithSize(t *testing.T) {
 		name  string
 		spec  Spec
 		clock sim.ClockDomain
-	}{{"nfp6000-e5", NFP6000Spec(), nfpClock}, {"e5-gen3x8", DefaultSpec(), rnicClock}} {
+	}{{"nfp6000-e5", NFP6000Spec(), nfpClock}, {"generic", DefaultSpec(), rnicClock}} {
 		prev := 0.0
 		for size := uint64(64); size <= 1<<20; size *= 2 {
 			cfg := DefaultStreamConfig(DirRead, size, c.spec)

@@ -28,15 +28,23 @@ func EncodeJSON(r *Result) ([]byte, error) {
 	return b.Bytes(), err
 }
 
-// WriteJSON writes v to path as indented JSON.
+// WriteJSON writes v to path as indented JSON (the bytes of EncodeIndented).
 func WriteJSON(path string, v any) error {
+	b, err := EncodeIndented(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// EncodeIndented is v as WriteJSON writes it (config.json, meta.json):
+// indented, one trailing newline.
+func EncodeIndented(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }
 
 // WriteResults writes results.json, results.csv and timeseries.csv into
@@ -79,8 +87,11 @@ func WriteRun(dir string, r *Result, cfg Config, m Meta) error {
 }
 
 // ReadResult reads a results.json, given as the file or the run folder
-// holding it. A file with a field this version does not know is refused.
-func ReadResult(path string) (*Result, error) {
+// holding it. A file with a field this version does not know is refused,
+// and so is one with no point (ReadShard accepts an empty shard).
+func ReadResult(path string) (*Result, error) { return readResult(path, false) }
+
+func readResult(path string, empty bool) (*Result, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, ResultsJSON)
 	}
@@ -88,6 +99,12 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
+	return parseResult(path, data, empty)
+}
+
+// parseResult decodes the results.json data read from path; empty allows
+// one with no point.
+func parseResult(path string, data []byte, empty bool) (*Result, error) {
 	var r Result
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -98,7 +115,7 @@ func ReadResult(path string) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%s: not a results.json this nicsim reads: %v%s", path, err, hint)
 	}
-	if len(r.Points) == 0 {
+	if len(r.Points) == 0 && !empty {
 		return nil, fmt.Errorf("%s: results hold no points", path)
 	}
 	return &r, nil

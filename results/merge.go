@@ -18,6 +18,9 @@ func MergeShards(parts []*Result) (*Result, error) {
 		return nil, errors.New("no shard results to merge")
 	}
 	first := parts[0]
+	if err := workloads.CheckSweepAxes(first.Sweep); err != nil {
+		return nil, fmt.Errorf("shard 0: %v", err)
+	}
 	labels := workloads.SweepLabels(first.Sweep)
 	pos := make(map[string]int, len(labels))
 	for i, l := range labels {

@@ -43,6 +43,11 @@ const (
 	histSub       = histExact / 2
 )
 
+// HistogramBytesMax is the most memory a Histogram takes: its exact
+// counters, the block pointers and every block of sub-buckets a 64-bit
+// value can reach (one per shift above histExactBits).
+const HistogramBytesMax = histExact*8 + 64*8 + (64-histExactBits)*histSub*8
+
 // HistogramRelErrorMax is the largest relative error of a reported
 // percentile: half a bucket over the bucket's lower bound.
 const HistogramRelErrorMax = 1.0 / (2 * histSub)

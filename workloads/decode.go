@@ -99,7 +99,11 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-// describe names what a node is, for type errors.
+// Describe names what a node is, for type errors: "a mapping", "string
+// \"x\"", "number 5", ...; other YAML formats (the validation files) use
+// it too.
+func Describe(n *yaml.Node) string { return describe(n) }
+
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

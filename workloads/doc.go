@@ -1,8 +1,8 @@
 // Package workloads is the workload file: its schema (schema.go, the
 // parameters of every operation kind in kind_*.go), the strict decoder and
 // its rules (decode.go, rules.go, validate.go), the adapter presets
-// (presets.go), loading with --set overrides (load.go) and sweep expansion
-// (sweep.go). docs/workloads.md documents every key. It runs nothing: the
+// (presets.go, preset_devices.go, preset_sources.go), loading with --set
+// overrides (load.go) and sweep expansion (sweep.go). docs/workloads.md documents every key. It runs nothing: the
 // traffic a file describes runs in package workloads/traffic, scenario
 // files in workloads/scenario, and what a run measured is package results.
 //

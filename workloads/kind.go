@@ -26,6 +26,16 @@ type Kind struct {
 	// Remote kinds drive two hosts: the model of a file with one builds
 	// host b and the wire between the hosts.
 	Remote bool
+	// HostPages, for a kind whose operations move real bytes into host
+	// memory (the remote kinds), is the most 4 KiB pages of host a's and
+	// host b's memory a generator's operations can write: the loader
+	// checks the sum against adapter.nic.host_memory_pages_max and the
+	// run enforces it. nil: the kind writes none.
+	HostPages func(g *Generator) (a, b uint64)
+	// SourceBytes, for a kind whose source keeps more than a record per
+	// operation slot (page lists), is those bytes: the memory budget
+	// counts them. nil: nothing worth counting.
+	SourceBytes func(g *Generator) uint64
 }
 
 var kinds []*Kind
@@ -79,6 +89,42 @@ func (w *Workload) NeedsHostB() bool {
 		}
 	}
 	return false
+}
+
+// HostPages is the most pages of host a's and host b's memory the
+// generators of w can write (each kind's HostPages, added up).
+func (w *Workload) HostPages() (a, b uint64) {
+	for i := range w.Generators {
+		g := &w.Generators[i]
+		if k, ok := LookupKind(g.Kind); ok && k.HostPages != nil {
+			ga, gb := k.HostPages(g)
+			a, b = a+ga, b+gb
+		}
+	}
+	return a, b
+}
+
+// checkHostPages checks that what the generators can write fits each
+// host's memory model, reporting at the generator that takes a host past
+// it.
+func (d *decoder) checkHostPages(w *Workload) {
+	limit := uint64(w.Adapter.NIC.HostMemoryPagesMax)
+	var sum [2]uint64
+	for i := range w.Generators {
+		g := &w.Generators[i]
+		k, ok := LookupKind(g.Kind)
+		if !ok || k.HostPages == nil {
+			continue
+		}
+		ga, gb := k.HostPages(g)
+		for h, n := range [2]uint64{ga, gb} {
+			if sum[h] <= limit && sum[h]+n > limit {
+				d.errPath(d.elemPath("generators", i), "the remote generators can write %d pages of host %c's memory, more than adapter.nic.host_memory_pages_max = %d",
+					sum[h]+n, 'a'+h, limit)
+			}
+			sum[h] += n
+		}
+	}
 }
 
 // Checker reports problems found by a kind's Check at keys of its

@@ -42,8 +42,23 @@ func checkChain(c *Checker, w *Workload, g *Generator) {
 	}
 }
 
+// chainHostPages: each operation slot's Write lands at the start of the
+// slot's own pages on host b (workloads/traffic, chain.go), cut to the
+// registration; the Send that follows is zero-length.
+func chainHostPages(g *Generator) (a, b uint64) {
+	p := g.Params.(*ChainParams)
+	perSlot := pagesOf(min(p.SizeBytes.Largest(), p.Pages.Largest()*nic.PageSizeBytes))
+	return 0, uint64(g.Streams*g.Outstanding) * perSlot
+}
+
+// chainSourceBytes is the page list of every slot, kept by the source
+// (8 B per page of the largest registration).
+func chainSourceBytes(g *Generator) uint64 {
+	return uint64(g.Streams*g.Outstanding) * g.Params.(*ChainParams).Pages.Largest() * 8
+}
+
 func init() {
 	RegisterKind(Kind{Name: "fr_write_send_inv", Remote: true,
 		Summary: "two hosts: host b fast-registers an FR MR, host a RDMA-Writes into it, then SendAndInvalidates it; parts fast_register, write, send_and_invalidate",
-		Params:  newChainParams, Check: checkChain})
+		Params:  newChainParams, Check: checkChain, HostPages: chainHostPages, SourceBytes: chainSourceBytes})
 }

@@ -57,14 +57,34 @@ func checkRDMA(c *Checker, w *Workload, g *Generator) {
 	checkRemoteQPs(c, w)
 }
 
+// pagesOf is the pages n bytes from a page boundary touch.
+func pagesOf(n uint64) uint64 { return (n + nic.PageSizeBytes - 1) / nic.PageSizeBytes }
+
+// Host memory the remote kinds write (workloads/traffic, rdma.go): a Write
+// anywhere in the remote MR on b; a Read's data into the local buffer on
+// a, from its start; a Send into the receive buffer at the start of the
+// remote MR on b.
+func writeHostPages(g *Generator) (a, b uint64) {
+	return 0, uint64(g.Params.(*RDMAParams).RemotePages)
+}
+
+func readHostPages(g *Generator) (a, b uint64) {
+	return pagesOf(g.Params.(*RDMAParams).SizeBytes.Largest()), 0
+}
+
+func sendHostPages(g *Generator) (a, b uint64) {
+	p := g.Params.(*RDMAParams)
+	return 0, pagesOf(min(p.SizeBytes.Largest(), uint64(p.RemotePages)*nic.PageSizeBytes))
+}
+
 func init() {
 	RegisterKind(Kind{Name: "rdma_write", Remote: true,
 		Summary: "NdkWrite of size_bytes from host a into a registered remote MR on host b, over the wire",
-		Params:  rdmaParams("remote_write"), Check: checkRDMA})
+		Params:  rdmaParams("remote_write"), Check: checkRDMA, HostPages: writeHostPages})
 	RegisterKind(Kind{Name: "rdma_read", Remote: true,
 		Summary: "NdkRead of size_bytes from a registered remote MR on host b into host a, over the wire",
-		Params:  rdmaParams("remote_read"), Check: checkRDMA})
+		Params:  rdmaParams("remote_read"), Check: checkRDMA, HostPages: readHostPages})
 	RegisterKind(Kind{Name: "send", Remote: true,
 		Summary: "NdkSend of size_bytes from host a to receives host b keeps posted, over the wire",
-		Params:  rdmaParams(), Check: checkRDMA})
+		Params:  rdmaParams(), Check: checkRDMA, HostPages: sendHostPages})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -46,12 +45,7 @@ type File struct {
 // when not an I/O error, is Errors: every problem found, each with
 // file:line:col (or the --set that caused it), key path and allowed range.
 func Load(path string, opts Options) (*File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, FileBytesMax+1))
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +67,8 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // ParseDocument reads exactly one YAML document whose root is a mapping,
 // as workload and scenario files are: at most FileBytesMax bytes, no second
-// document; a syntax error names its line. name is used in messages.
+// document; a syntax error names its line and column (syntax.go). name is
+// used in messages.
 func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 	fail := func(line int, format string, args ...any) (*yaml.Node, Errors) {
 		return nil, Errors{{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}}
@@ -92,12 +87,12 @@ func ParseDocument(name string, data []byte) (root *yaml.Node, errs Errors) {
 		if errors.Is(err, io.EOF) {
 			return fail(0, "empty file: a workload needs at least generators and run")
 		}
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return fail(line, "YAML syntax: %s", m[2])
+		msg, line := strings.TrimPrefix(err.Error(), "yaml: "), 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
 		}
-		return fail(0, "YAML syntax: %s", strings.TrimPrefix(msg, "yaml: "))
+		return nil, Errors{syntaxError(name, data, line, msg)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -123,6 +118,14 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 	if perrs != nil {
 		return nil, perrs
 	}
+	return LoadNode(name, root, opts)
+}
+
+// LoadNode is Load on a document ParseDocument has parsed: root is its
+// top-level mapping. Files that wrap a workload in more keys (the
+// validation files) remove theirs and load the rest here; errors keep the
+// nodes' lines and columns.
+func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	origins := map[*yaml.Node]string{}
 	d := newDecoder(name, origins)
 	if len(opts.Sets) > OverridesMax {
@@ -133,16 +136,25 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 			d.errs = append(d.errs, &Error{File: name, Origin: "--set " + truncate(s, 80), Msg: err.Error()})
 		}
 	}
+	sweepNode := mapValue(root, "sweep")
 	axes, points := d.sweep(root)
 	if len(points) == 0 {
+		if len(d.errs) == 0 {
+			d.errAt(root, "sweep", "the sweep has no points") // not reached: sweep reports why
+		}
 		return nil, d.errs
 	}
 	f := &File{Path: name, Stem: Stem(name), Sweep: axes}
 	all := d.errs
 	seen := map[string]bool{}
-	for _, pt := range points {
-		if len(all) >= ErrorsMax {
-			break // enough to fix first; do not decode hundreds of points more
+	for k, pt := range points {
+		if len(all) > 0 && k > 0 {
+			// Stop at the first point with an error: the same errors would
+			// come back from every point, each costing a decode of the
+			// whole file.
+			all = append(all, &Error{File: name, Path: "sweep",
+				Msg: fmt.Sprintf("the other %d points were not checked: fix the errors above first", len(points)-k)})
+			break
 		}
 		r := cloneNode(root, origins)
 		for _, o := range pt {
@@ -163,6 +175,9 @@ func LoadBytes(name string, data []byte, opts Options) (*File, error) {
 			}
 			f.Points = append(f.Points, w)
 		}
+	}
+	if len(all) == 0 {
+		all = f.checkMemory(sweepNode)
 	}
 	if len(all) > 0 {
 		return nil, all

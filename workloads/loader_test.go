@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,7 +117,7 @@ func TestSetOverrideValidated(t *testing.T) {
 
 func TestSetOverrideChangesValuesByNameIndexAndCreatesSections(t *testing.T) {
 	f := load(t, minimal, "adapter.pcie.lanes=16", "generators.reads.outstanding=8", "generators.0.size_bytes={uniform: {min: 64, max: 128}}",
-		"adapter.preset=gen4x16", "run.seed=9")
+		"adapter.preset=connectx-6-dx", "run.seed=9")
 	w := f.Points[0]
 	require.Equal(t, 16, w.Adapter.PCIe.Lanes)
 	require.Equal(t, 4, w.Adapter.PCIe.Gen, "preset applied, then the override")
@@ -133,7 +134,7 @@ func TestEveryProblemInAFileIsReported(t *testing.T) {
 	msg := loadErr(t, "adapter: {preset: e9}\nrun: {ops: -1}\nregions: [{name: a, pages: 0}]\ngenerators: [{kind: translate, regoin: a}]\n")
 	lines := strings.Split(msg, "\n")
 	require.Len(t, lines, 4, msg)
-	require.Contains(t, lines[0], `w.yaml:1:19: adapter.preset: unknown preset "e9"; known presets: "e5-gen3x8", "gen4x16", "nfp6000-e5"`)
+	require.Contains(t, lines[0], `w.yaml:1:19: adapter.preset: unknown preset "e9"; known presets: "generic", "connect-ib", "connectx-5", "connectx-6-dx", "nfp6000-e5"`)
 	require.Contains(t, lines[1], "w.yaml:2:12: run.ops: -1 is out of range 0..1e8")
 	require.Contains(t, lines[2], "regions.a.pages: 0 is out of range 1..2^24")
 	require.Contains(t, lines[3], "generators.0.regoin: unknown key")
@@ -161,7 +162,7 @@ func TestAliasesMergeKeysAndExtraDocumentsRejected(t *testing.T) {
 	require.Contains(t, loadErr(t, minimal+"---\nrun: {}\n"), "more than one YAML document")
 	require.Contains(t, loadErr(t, ""), "empty file")
 	require.Contains(t, loadErr(t, "- 1\n"), "the top level must be a mapping")
-	require.Contains(t, loadErr(t, "run: [\n"), "w.yaml:1: YAML syntax: did not find expected node content")
+	require.Contains(t, loadErr(t, "run: [\n"), "w.yaml:2:1: YAML syntax: did not find expected node content")
 }
 
 func TestSweepExpandsPointsInOrder(t *testing.T) {
@@ -175,7 +176,7 @@ func TestSweepExpandsPointsInOrder(t *testing.T) {
 	require.Contains(t, msg, "w.yaml:8:27: adapter.pcie.lanes: 12 is not one of 1, 2, 4, 8, 16", "a bad sweep value points at its line")
 	vals := make([]string, 64)
 	for i := range vals {
-		vals[i] = "1"
+		vals[i] = strconv.Itoa(i + 1)
 	}
 	msg = loadErr(t, minimal+"sweep:\n  run.seed: ["+strings.Join(vals, ",")+"]\n  run.ops: ["+strings.Join(vals, ",")+"]\n  run.warmup_us: [1, 2]\n")
 	require.Contains(t, msg, "more than 4096 points")
@@ -206,7 +207,7 @@ func TestDistributionsSampleWithinTheirBounds(t *testing.T) {
 }
 
 func TestPresetsAreValidAndEveryValueHasASource(t *testing.T) {
-	require.Equal(t, []string{"e5-gen3x8", "gen4x16", "nfp6000-e5"}, PresetNames())
+	require.Equal(t, []string{"generic", "connect-ib", "connectx-5", "connectx-6-dx", "nfp6000-e5"}, PresetNames())
 	for _, p := range Presets() {
 		require.NoError(t, p.Adapter.PCIe.Validate(), p.Name)
 		require.NoError(t, p.Adapter.MTT.Validate(), p.Name)
@@ -216,7 +217,7 @@ func TestPresetsAreValidAndEveryValueHasASource(t *testing.T) {
 			require.NotEqual(t, "unsourced", v.Source, "%s: %s", p.Name, v.Key)
 		}
 	}
-	g, _ := PresetByName("gen4x16")
+	g, _ := PresetByName("connectx-6-dx")
 	require.Equal(t, 4, g.Adapter.PCIe.Gen)
 	require.Equal(t, 16, g.Adapter.PCIe.Lanes)
 }

@@ -49,6 +49,9 @@ type Run struct {
 	// busy-fraction time series over the measured window (0: a hundredth
 	// of the window, which for an ops run is sim_time_max_us less warm-up).
 	TimeseriesIntervalUS float64 `yaml:"timeseries_interval_us" json:"timeseries_interval_us" check:"0..1e7"`
+	// MemoryMaxBytes is the memory budget: the loader refuses a file
+	// whose estimate (budget.go) is above it.
+	MemoryMaxBytes uint64 `yaml:"memory_max_bytes" json:"memory_max_bytes" check:"2^24..2^40"`
 }
 
 // TimeseriesIntervalsMax bounds the intervals of a time series (the
@@ -68,6 +71,7 @@ func (r *Run) setDefaults() {
 	r.Seed = 1
 	r.WarmupUS = 10
 	r.SimTimeMaxUS = 1e6
+	r.MemoryMaxBytes = DefaultMemoryMaxBytes
 }
 
 // Region is a memory region registered before the run starts (functionally,
@@ -125,6 +129,11 @@ func (a *Arrival) setDefaults() {
 // InFlightMax bounds operations in flight over all generators of a file
 // (streams x outstanding, summed).
 const InFlightMax = 1 << 16
+
+// BacklogTotalMax bounds the arrivals open-loop generators can hold waiting
+// (streams x arrival.backlog_max, summed over the generators of a file), as
+// InFlightMax bounds those in flight.
+const BacklogTotalMax = 1 << 24
 
 func (g *Generator) decodeYAML(d *decoder, n *yaml.Node, path, _ string) {
 	if n.Kind != yaml.MappingNode {

@@ -53,16 +53,25 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		d.errAt(sn, "sweep", "expected a mapping of key path: [values], found %s", describe(sn))
 		return nil, nil
 	}
+	if len(sn.Content) == 0 {
+		d.errAt(sn, "sweep", "an empty mapping; give at least one key path with its values (regions.data.pages: [512, 4096]), or leave sweep out")
+		return nil, nil
+	}
 	if len(sn.Content)/2 > SweepAxesMax {
 		d.errAt(sn, "sweep", "%d keys, at most %d", len(sn.Content)/2, SweepAxesMax)
 		return nil, nil
 	}
+	errs := len(d.errs)
 	axes, cols := d.sweepAxes(sn, zip)
-	if len(axes) == 0 {
+	if len(axes) == 0 || len(d.errs) > errs {
 		return nil, nil
 	}
 	if zip {
-		return axes, zipPoints(axes, cols)
+		points := zipPoints(axes, cols)
+		if !d.distinctPoints(points) {
+			return nil, nil
+		}
+		return axes, points
 	}
 	points, ok := cartesianPoints(axes, cols)
 	if !ok {
@@ -70,6 +79,32 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		return nil, nil
 	}
 	return axes, points
+}
+
+// distinctPoints reports a zipped point that repeats an earlier one (at its
+// first axis's value): points are known by their label, so a repeat could
+// never be merged.
+func (d *decoder) distinctPoints(points [][]pointValue) bool {
+	first := map[string]int{}
+	ok := true
+	for j, p := range points {
+		l := pointLabel(p)
+		if i, dup := first[l]; dup {
+			d.errAt(p[0].value, "sweep", "point %d (%s) repeats point %d; a sweep's points must differ", j, l, i)
+			ok = false
+			continue
+		}
+		first[l] = j
+	}
+	return ok
+}
+
+func pointLabel(p []pointValue) string {
+	o := make([]Override, len(p))
+	for i, v := range p {
+		o[i] = Override{Path: v.path, Value: v.text}
+	}
+	return Label(o)
 }
 
 // takeSweep removes the top-level sweep and sweep_mode keys from root and
@@ -124,8 +159,17 @@ func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Nod
 			continue
 		}
 		seen[k.Value] = true
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 || len(v.Content) > SweepValuesMax {
+		switch {
+		case v.Kind != yaml.SequenceNode:
 			d.errAt(v, kp, "expected a list of 1..%d values, found %s", SweepValuesMax, describe(v))
+			continue
+		case len(v.Content) == 0:
+			d.errAt(v, kp, "an empty list; give 1..%d values", SweepValuesMax)
+			continue
+		case len(v.Content) > SweepValuesMax:
+			d.errAt(v, kp, "a list of %d values; at most %d", len(v.Content), SweepValuesMax)
+			continue
+		case !zip && !d.distinctValues(v, kp):
 			continue
 		}
 		if zip && len(cols) > 0 && len(v.Content) != len(cols[0]) {
@@ -141,6 +185,21 @@ func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Nod
 		cols = append(cols, v.Content)
 	}
 	return axes, cols
+}
+
+// distinctValues reports a value given twice in one axis of a cartesian
+// sweep (its points would repeat).
+func (d *decoder) distinctValues(v *yaml.Node, kp string) bool {
+	first := map[string]*yaml.Node{}
+	for _, val := range v.Content {
+		t := nodeText(val)
+		if f, dup := first[t]; dup {
+			d.errAt(val, kp, "%s is given twice (first at %d:%d); a sweep's points must differ", t, f.Line, f.Column)
+			return false
+		}
+		first[t] = val
+	}
+	return true
 }
 
 // zipPoints are the points of a zipped sweep: point j takes value j of
@@ -198,6 +257,32 @@ func Label(point []Override) string {
 		parts[i] = o.Path + "=" + o.Value
 	}
 	return strings.Join(parts, " ")
+}
+
+// CheckSweepAxes checks axes read back from a results file before their
+// points are counted or labelled: at most SweepAxesMax axes of 1 to
+// SweepValuesMax values, of one length when zipped, at most SweepPointsMax
+// points.
+func CheckSweepAxes(axes []SweepAxis) error {
+	if len(axes) > SweepAxesMax {
+		return fmt.Errorf("%d sweep axes, at most %d", len(axes), SweepAxesMax)
+	}
+	points := 1
+	for _, ax := range axes {
+		n := len(ax.Values)
+		switch {
+		case n == 0 || n > SweepValuesMax:
+			return fmt.Errorf("sweep axis %q has %d values, want 1..%d", ax.Path, n, SweepValuesMax)
+		case ax.Zip != axes[0].Zip || ax.Zip && n != len(axes[0].Values):
+			return fmt.Errorf("sweep axis %q does not zip with %q", ax.Path, axes[0].Path)
+		case !ax.Zip:
+			points *= n
+		}
+		if points > SweepPointsMax {
+			return fmt.Errorf("the sweep has more than %d points", SweepPointsMax)
+		}
+	}
+	return nil
 }
 
 // SweepLabels returns the label of every point of a sweep over axes, in

@@ -40,6 +40,9 @@ func (d *decoder) validate(w *Workload) {
 	}
 	d.validateRegions(w)
 	d.validateGenerators(w)
+	if len(d.errs) == 0 {
+		d.checkMemory(w)
+	}
 }
 
 // uniqueName checks the name of the element at path p: a valid name (else
@@ -83,6 +86,7 @@ func (d *decoder) validateRegions(w *Workload) {
 func (d *decoder) validateGenerators(w *Workload) {
 	seen := map[string]string{}
 	inflight := 0
+	var backlog uint64
 	for i := range w.Generators {
 		g := &w.Generators[i]
 		p := d.elemPath("generators", i)
@@ -94,6 +98,13 @@ func (d *decoder) validateGenerators(w *Workload) {
 		if g.Arrival != nil && g.Arrival.RateMops == 0 {
 			d.errPath(joinPath(p, "arrival"), "rate_mops is required for an open-loop generator (1e-6..1e4 million operations per second)")
 		}
+		if g.Arrival != nil {
+			if backlog += uint64(g.Streams) * uint64(g.Arrival.BacklogMax); backlog > BacklogTotalMax {
+				d.errPath(joinPath(p, "arrival.backlog_max"), "streams x backlog_max summed over the open-loop generators is %d, more than %d (2^24)",
+					backlog, BacklogTotalMax)
+				backlog = 0 // report once
+			}
+		}
 		if k, ok := LookupKind(g.Kind); ok && k.Check != nil {
 			k.Check(&Checker{d: d, base: p}, w, g)
 		}
@@ -101,4 +112,5 @@ func (d *decoder) validateGenerators(w *Workload) {
 	if inflight > InFlightMax {
 		d.errPath("generators", "streams x outstanding summed over generators is %d, more than %d", inflight, InFlightMax)
 	}
+	d.checkHostPages(w)
 }

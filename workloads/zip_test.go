@@ -16,7 +16,7 @@ func writeTemp(t *testing.T, body string) string {
 }
 
 const zipBase = `name: z
-adapter: {preset: e5-gen3x8}
+adapter: {preset: generic}
 run: {seed: 1, ops: 100}
 regions: [{name: data, pages: 64, page_bytes: 4096, rights: [remote_read]}]
 generators: [{name: l, kind: translate, region: data, outstanding: 4, length_bytes: 64, align_bytes: 64, access: remote_read}]

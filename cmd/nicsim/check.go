@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/nicsim/nicsim/workloads"
-	"github.com/nicsim/nicsim/workloads/scenario"
 )
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -30,13 +29,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	bad := 0
 	for _, f := range files {
-		if scenario.IsFile(f) {
-			if !checkScenario(f, stdout, stderr) {
+		in, err := readInput(f)
+		switch {
+		case err != nil:
+			fmt.Fprintln(stderr, err)
+			bad++
+		case in.scenario:
+			if !checkScenario(in, stdout, stderr) {
 				bad++
 			}
-			continue
-		}
-		if !checkWorkload(f, opts, stdout, stderr) {
+		case !checkWorkload(in, opts, stdout, stderr):
 			bad++
 		}
 	}
@@ -49,8 +51,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // checkWorkload validates a workload file without running it: its
 // problems on stderr, or one line on stdout naming what it holds.
-func checkWorkload(file string, opts workloads.Options, stdout, stderr io.Writer) bool {
-	lf, err := workloads.Load(file, opts)
+func checkWorkload(in *input, opts workloads.Options, stdout, stderr io.Writer) bool {
+	file := in.path
+	lf, err := in.load(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return false
@@ -64,7 +67,7 @@ func checkWorkload(file string, opts workloads.Options, stdout, stderr io.Writer
 	if len(lf.Points) > 1 {
 		pts = fmt.Sprintf(", %d sweep points", len(lf.Points))
 	}
-	fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s\n",
-		file, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "))
+	fmt.Fprintf(stdout, "%s: ok: workload %q, adapter %s, seed %d%s; generators: %s; memory estimate %s of %s\n",
+		file, w.Name, w.Adapter.Preset, w.Run.Seed, pts, strings.Join(gens, ", "), workloads.Bytes(lf.MemoryEstimate()), workloads.Bytes(w.Run.MemoryMaxBytes))
 	return true
 }

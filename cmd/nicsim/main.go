@@ -24,7 +24,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1   // invalid workload file, or the run failed
 	exitUsage       = 2   // bad flags or arguments
-	exitInterrupted = 130 // Ctrl-C: results so far were written, marked partial
+	exitInterrupted = 130 // Ctrl-C (SIGTERM 143, SIGHUP 129: interruptedExit): results so far written, marked partial
 )
 
 // command is one subcommand. run gets the arguments after the subcommand's
@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"regress":      {"rerun the committed baselines and compare; exit 1 on a regression", runRegress},
 	"run":          {"run workload files: summary table, results in an output folder", runRun},
 	"sweep":        {"run a workload's sweep points in parallel; CSV, JSON and plots", runSweepCmd},
+	"validate":     {"compare nicsim with published measurements; writes docs/VALIDATION.md", runValidate},
 }
 
 func main() { os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr)) }

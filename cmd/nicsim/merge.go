@@ -1,18 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/nicsim/nicsim/results"
 )
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("merge", "--out DIR [--x PATH] [--metric M]... [--no-plots] SHARD_DIR...", stderr)
+	fs := newFlagSet("merge", "--out DIR [--force] [--x PATH] [--metric M]... [--no-plots] SHARD_DIR...", stderr)
 	out := fs.String("out", "", "output folder for the merged sweep (required)")
+	force := fs.Bool("force", false, "replace an output folder that holds a run of another configuration")
 	var ps results.PlotSpec
 	var noPlots bool
 	metrics := plotFlags(fs, &ps, &noPlots)
@@ -25,16 +24,20 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	var shards []*results.Shard
 	var parts []*results.Result
 	for _, d := range dirs {
-		r, err := results.ReadResult(d)
+		sh, err := results.ReadShard(d)
 		if err != nil {
 			fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 			return exitFailed
 		}
-		parts = append(parts, r)
+		shards, parts = append(shards, sh), append(parts, sh.Result)
 	}
 	merged, err := results.MergeShards(parts)
+	if err == nil {
+		err = results.SameConfig(shards)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -43,7 +46,12 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitUsage
 	}
-	m, err := writeMerged(*out, dirs, merged, ps, noPlots)
+	outs, code, ok := stageOuts("merge", []string{dirs[0]}, []string{*out}, [][]byte{shards[0].Config}, *force, stderr)
+	if !ok {
+		return code
+	}
+	defer outs[0].Abort() // no-op once committed
+	m, err := writeMerged(outs[0], dirs, merged, shards[0].Config, ps, noPlots)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -56,31 +64,28 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeMerged writes the merged sweep's output folder: its results, the
-// first shard's config.json (every shard's holds the whole sweep's
-// configuration; it is copied byte for byte), its plots and meta.json.
-func writeMerged(out string, dirs []string, merged *results.Result, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
-	cfgPath := filepath.Join(dirs[0], results.ConfigJSON)
-	cfgBytes, err := os.ReadFile(cfgPath)
-	if err != nil {
-		return nil, err
+// shards' config.json (identical in every shard, results.SameConfig: it
+// holds the whole sweep's configuration and is copied byte for byte), its
+// plots and meta.json.
+func writeMerged(o *results.OutDir, dirs []string, merged *results.Result, cfgBytes []byte, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
+	var err error
+	if err := results.WriteResults(o.Tmp, merged); err != nil {
+		return nil, fmt.Errorf("writing %s: %v", o.Dest, err)
 	}
-	if !json.Valid(cfgBytes) {
-		return nil, fmt.Errorf("%s is not valid JSON", cfgPath)
-	}
-	if err := results.WriteResults(out, merged); err != nil {
-		return nil, fmt.Errorf("writing %s: %v", out, err)
-	}
-	if err := os.WriteFile(filepath.Join(out, results.ConfigJSON), cfgBytes, 0o644); err != nil {
+	if err := os.WriteFile(o.Path(results.ConfigJSON), cfgBytes, 0o644); err != nil {
 		return nil, err
 	}
 	m := results.NewMergeMeta(version, dirs, merged.Seed)
 	if !noPlots {
-		if m.Plots, err = results.WritePlots(out, merged, ps); err != nil {
+		if m.Plots, err = results.WritePlots(o.Tmp, merged, ps); err != nil {
 			return nil, err
 		}
+		for i, p := range m.Plots {
+			m.Plots[i] = o.Final(p)
+		}
 	}
-	if err := results.WriteJSON(filepath.Join(out, results.MetaJSON), m); err != nil {
+	if err := results.WriteJSON(o.Path(results.MetaJSON), m); err != nil {
 		return nil, err
 	}
-	return &m, nil
+	return &m, o.Commit()
 }

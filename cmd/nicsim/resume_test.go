@@ -13,15 +13,15 @@ import (
 	"github.com/nicsim/nicsim/results"
 )
 
-// interruptAfter makes the next commands see Ctrl-C once dir's point store
-// holds n points.
+// interruptAfter makes the next commands see Ctrl-C once the point store
+// of the sweep into dir (in its work folder while it runs) holds n points.
 func interruptAfter(t *testing.T, dir string, n int) {
 	t.Helper()
 	old := interruptSource
 	t.Cleanup(func() { interruptSource = old })
 	interruptSource = func() (func() bool, func()) {
 		return func() bool {
-			files, _ := filepath.Glob(filepath.Join(dir, results.PointsDir, "*.json"))
+			files, _ := filepath.Glob(filepath.Join(results.SweepWorkDir(dir), results.PointsDir, "*.json"))
 			return len(files) >= n
 		}, func() {}
 	}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/pkg/profile"
@@ -16,28 +14,10 @@ import (
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
-	"github.com/nicsim/nicsim/workloads/scenario"
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-// interruptSource returns a poll function that reports Ctrl-C and a stop
-// function; tests replace it.
-var interruptSource = func() (poll func() bool, stop func()) {
-	var hit atomic.Bool
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ch:
-			hit.Store(true)
-		case <-done:
-		}
-	}()
-	return hit.Load, func() { signal.Stop(ch); close(done) }
-}
-
-const runUsage = "[--out DIR] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--no-plots] [--quiet] FILE..."
+const runUsage = "[--out DIR] [--force] [--seed N] [--set key=value]... [--trace FILE] [--profile cpu|mem] [--no-plots] [--quiet] FILE..."
 
 // runCmd is one `nicsim run`: its flags and files.
 type runCmd struct {
@@ -49,6 +29,7 @@ type runCmd struct {
 	prof   string
 	quiet  bool
 	noPlot bool
+	force  bool
 	files  []string
 	stdout io.Writer
 	stderr io.Writer
@@ -63,30 +44,45 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	dirs := c.dirs(loaded)
-	var profPath string
-	if c.prof != "" {
-		stop, path, err := startProfile(c.prof, dirs[0])
-		if err != nil {
-			fmt.Fprintf(stderr, "nicsim run: %v\n", err)
-			return exitFailed
-		}
-		defer stop()
-		profPath = path
+	outs, code, ok := c.stage(loaded)
+	if !ok {
+		return code
 	}
+	defer abortOuts(outs) // no-op for the folders committed
+	prof, err := startProfile(c.prof, outs[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim run: %v\n", err)
+		return exitFailed
+	}
+	defer prof.stop()
 	poll, stopSignals := interruptSource()
 	defer stopSignals()
 	for i, lf := range loaded {
-		first := i == 0
-		job := runJob{file: c.files[i], lf: lf, dir: dirs[i], poll: poll}
-		if first {
-			job.trace, job.profile = c.trace, profPath
+		job := runJob{file: c.files[i], lf: lf, out: outs[i], poll: poll}
+		if i == 0 {
+			job.trace, job.prof = c.trace, prof
 		}
 		if code := c.runOne(&job); code != exitOK {
 			return code
 		}
 	}
 	return exitOK
+}
+
+// stage prepares every file's output folder before anything runs
+// (stageOuts).
+func (c *runCmd) stage(loaded []*workloads.File) ([]*results.OutDir, int, bool) {
+	dirs := c.dirs(loaded)
+	cfgs := make([][]byte, len(loaded))
+	for i, lf := range loaded {
+		b, err := results.EncodeIndented(results.NewConfig(lf, c.sets))
+		if err != nil {
+			fmt.Fprintf(c.stderr, "nicsim run: %v\n", err)
+			return nil, exitFailed, false
+		}
+		cfgs[i] = b
+	}
+	return stageOuts("run", c.files, dirs, cfgs, c.force, c.stderr)
 }
 
 // parse parses the flags; false when the command stops (help or a usage
@@ -100,6 +96,7 @@ func (c *runCmd) parse(args []string) (int, bool) {
 	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
 	fs.BoolVar(&c.noPlot, "no-plots", false, "draw no time-series plots")
+	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration")
 	usageTail(fs, c.stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -128,14 +125,20 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 	loaded := make([]*workloads.File, len(c.files))
 	bad := false
 	for i, f := range c.files {
-		if scenario.IsFile(f) {
+		in, err := readInput(f)
+		if err != nil {
+			fmt.Fprintln(c.stderr, err)
+			bad = true
+			continue
+		}
+		if in.scenario {
 			if len(c.files) > 1 || len(c.sets) > 0 || c.seed != nil {
 				fmt.Fprintf(c.stderr, "nicsim run: %s is a scenario: run it alone, without --set or --seed\n", f)
 				return nil, exitUsage, false
 			}
-			return nil, runScenario(f, c.stdout, c.stderr), false
+			return nil, runScenario(in, c.stdout, c.stderr), false
 		}
-		lf, err := workloads.Load(f, opts)
+		lf, err := in.load(opts)
 		if err != nil {
 			fmt.Fprintln(c.stderr, err)
 			bad = true
@@ -174,17 +177,32 @@ func defaultLeaf(lf *workloads.File) string {
 	return fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
 }
 
-// startProfile profiles nicsim itself (cpu or mem) into dir; it returns
-// the function that ends the profile and the profile's path.
-func startProfile(kind, dir string) (func(), string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", err
+// profiler is nicsim's own profile (--profile), written into the first
+// output folder; stop ends it once (before that folder is committed).
+type profiler struct {
+	path string // the profile's final path ("" without --profile)
+	end  func()
+}
+
+func (p *profiler) stop() {
+	if p.end != nil {
+		p.end()
+		p.end = nil
 	}
-	mode, path := profile.CPUProfile, filepath.Join(dir, "cpu.pprof")
+}
+
+// startProfile profiles nicsim itself (cpu or mem; "" none) into the
+// output folder out.
+func startProfile(kind string, out *results.OutDir) (*profiler, error) {
+	if kind == "" {
+		return &profiler{}, nil
+	}
+	mode, name := profile.CPUProfile, "cpu.pprof"
 	if kind == "mem" {
-		mode, path = profile.MemProfile, filepath.Join(dir, "mem.pprof")
+		mode, name = profile.MemProfile, "mem.pprof"
 	}
-	return profile.Start(mode, profile.ProfilePath(dir), profile.Quiet, profile.NoShutdownHook).Stop, path, nil
+	p := profile.Start(mode, profile.ProfilePath(out.Tmp), profile.Quiet, profile.NoShutdownHook)
+	return &profiler{path: filepath.Join(out.Dest, name), end: p.Stop}, nil
 }
 
 // usageTail adds the known kinds and presets to a command's -h output.
@@ -201,12 +219,12 @@ func usageTail(fs *flag.FlagSet, stderr io.Writer) {
 // runJob is one loaded file to run into its output folder; the first file
 // also writes the trace and the profile.
 type runJob struct {
-	file    string
-	lf      *workloads.File
-	dir     string
-	trace   string
-	profile string
-	poll    func() bool
+	file  string
+	lf    *workloads.File
+	out   *results.OutDir
+	trace string
+	prof  *profiler // nil but for the first file
+	poll  func() bool
 }
 
 // runOne runs one loaded file and writes its output folder.
@@ -241,28 +259,42 @@ func (c *runCmd) runOne(j *runJob) int {
 		return exitFailed
 	}
 	stop := res.Points[len(res.Points)-1].StopReason
-	m := results.NewMeta(version, j.lf, c.args, started)
-	m.Partial, m.StopReason, m.Trace, m.Profile = res.Partial, stop, j.trace, j.profile
-	m.WallSeconds = time.Since(started).Seconds()
-	if err := results.WriteRun(j.dir, res, results.NewConfig(j.lf, c.sets), m); err != nil {
-		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.dir, err)
+	if err := c.write(j, res, stop, started); err != nil {
+		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.out.Dest, err)
 		return exitFailed
-	}
-	if !c.noPlot {
-		if _, err := results.WriteTimeseriesPlots(j.dir, res); err != nil {
-			fmt.Fprintf(c.stderr, "nicsim run: %v\n", err)
-			return exitFailed
-		}
 	}
 	c.report(j, res, ct)
 	if stop == "interrupted" {
-		fmt.Fprintf(c.stderr, "nicsim run: interrupted; partial results written to %s\n", j.dir)
-		return exitInterrupted
+		fmt.Fprintf(c.stderr, "nicsim run: interrupted by %s; partial results written to %s\n", signalName(), j.out.Dest)
+		return interruptedExit()
 	}
 	if res.Partial {
 		fmt.Fprintf(c.stderr, "nicsim run: %s: stopped at sim_time_max_us before every generator finished; results marked partial\n", j.file)
 	}
 	return exitOK
+}
+
+// write writes the job's output folder and puts it in place (the
+// profile, written into it, ends first).
+func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time.Time) error {
+	m := results.NewMeta(version, j.lf, c.args, started)
+	m.Partial, m.StopReason, m.Trace = res.Partial, stop, j.trace
+	if j.prof != nil {
+		m.Profile = j.prof.path
+	}
+	m.WallSeconds = time.Since(started).Seconds()
+	if err := results.WriteRun(j.out.Tmp, res, results.NewConfig(j.lf, c.sets), m); err != nil {
+		return err
+	}
+	if !c.noPlot {
+		if _, err := results.WriteTimeseriesPlots(j.out.Tmp, res); err != nil {
+			return err
+		}
+	}
+	if j.prof != nil {
+		j.prof.stop()
+	}
+	return j.out.Commit()
 }
 
 // report prints a run's warnings, and unless quiet its summary, output
@@ -273,7 +305,7 @@ func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
 		return
 	}
 	printSummary(c.stdout, j.file, j.lf, res)
-	fmt.Fprintf(c.stdout, "results: %s\n", j.dir)
+	fmt.Fprintf(c.stdout, "results: %s\n", j.out.Dest)
 	if ct != nil {
 		fmt.Fprintf(c.stdout, "trace: %s (%d records; open in ui.perfetto.dev, tracks in docs/trace.md)\n", j.trace, ct.Events())
 	}

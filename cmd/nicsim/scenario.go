@@ -10,8 +10,9 @@ import (
 
 // runScenario runs one scenario file: one JSON line per call, callback and
 // completion on stdout; the first failed expectation on stderr, exit 1.
-func runScenario(file string, stdout, stderr io.Writer) int {
-	s, err := scenario.Load(file)
+func runScenario(in *input, stdout, stderr io.Writer) int {
+	file := in.path
+	s, err := in.loadScenario()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		fmt.Fprintln(stderr, "nicsim run: invalid scenario file; nothing was run")
@@ -31,8 +32,9 @@ func runScenario(file string, stdout, stderr io.Writer) int {
 }
 
 // checkScenario validates a scenario file without running it.
-func checkScenario(file string, stdout, stderr io.Writer) bool {
-	s, err := scenario.Load(file)
+func checkScenario(in *input, stdout, stderr io.Writer) bool {
+	file := in.path
+	s, err := in.loadScenario()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return false

@@ -17,7 +17,7 @@ import (
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
 
-const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE\n       nicsim sweep --resume DIR [--jobs N] [--quiet]"
+const sweepUsage = "[--jobs N] [--shard i/n] [--out DIR] [--force] [--seed S] [--set path=value]... [--x PATH] [--metric M]... [--no-plots] [--quiet] FILE\n       nicsim sweep --resume DIR [--jobs N] [--quiet]"
 
 // sweepCmd is one `nicsim sweep`: its flags and its loaded file.
 type sweepCmd struct {
@@ -31,6 +31,7 @@ type sweepCmd struct {
 	plots   results.PlotSpec
 	noPlots bool
 	quiet   bool
+	force   bool
 	resume  string // --resume DIR
 	lf      *workloads.File
 }
@@ -40,15 +41,18 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	dir := c.dir()
-	started := time.Now()
-	if c.resume == "" {
-		if err := c.clearStore(); err != nil {
-			fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
-			return exitFailed
-		}
+	if j := c.lf.JobsWithin(); c.jobs > j {
+		fmt.Fprintf(stderr, "nicsim sweep: running %d points at once, not %d: that is what run.memory_max_bytes = %s holds (docs/workloads.md, \"Memory budget\")\n",
+			j, c.jobs, workloads.Bytes(c.lf.Points[0].Run.MemoryMaxBytes))
+		c.jobs = j
 	}
-	store, err := results.NewPointStore(dir)
+	dir := c.dir()
+	out, code, ok := c.stage(dir, stderr)
+	if !ok {
+		return code
+	}
+	started := time.Now()
+	store, err := results.NewPointStore(out.Tmp)
 	resumed := 0
 	for k := range c.lf.Points {
 		if err == nil && store.Has(k) {
@@ -56,7 +60,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err == nil {
-		err = c.writeMeta(dir, "running", started, nil)
+		err = c.writeMeta(out.Tmp, "running", started, nil)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
@@ -69,18 +73,19 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		Skip: store.Has, OnPoint: store.Put, Progress: pb.points})
 	pb.finish()
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %s: %v\n", c.file, err)
+		fmt.Fprintf(stderr, "nicsim sweep: %s: %v (the finished points are in %s; nicsim sweep --resume %s goes on)\n", c.file, err, out.Tmp, dir)
 		return exitFailed
 	}
-	res, m, err := c.write(dir, store, run.Partial, started, resumed)
+	res, m, err := c.write(out, store, run.Partial, started, resumed)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 		return exitFailed
 	}
 	c.report(stdout, stderr, dir, res, m)
 	if res.Partial {
-		fmt.Fprintf(stderr, "nicsim sweep: interrupted; partial results written to %s; nicsim sweep --resume %s runs the rest\n", dir, dir)
-		return exitInterrupted
+		fmt.Fprintf(stderr, "nicsim sweep: interrupted by %s; partial results (%d of %d points) written to %s; nicsim sweep --resume %s runs the rest\n",
+			signalName(), m.Points, len(c.lf.Points), dir, dir)
+		return interruptedExit()
 	}
 	return exitOK
 }
@@ -117,6 +122,7 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 	fs.Var(&c.sets, "set", "override a key before validation, as path=value (repeatable)")
 	metrics := plotFlags(fs, &c.plots, &c.noPlots)
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
+	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration")
 	fs.StringVar(&c.resume, "resume", "", "run only the points missing from the output folder DIR of an interrupted sweep (same workload file, flags and configuration)")
 	usageTail(fs, stderr)
 	files, code, ok := parseInterleaved(fs, args)
@@ -157,10 +163,32 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 	return c, exitOK, true
 }
 
-// clearStore removes point results a previous, interrupted sweep left in
-// the output folder: without --resume every point runs again.
-func (c *sweepCmd) clearStore() error {
-	return os.RemoveAll(filepath.Join(c.dir(), results.PointsDir))
+// config is the sweep's config.json: it lists every point's label.
+func (c *sweepCmd) config() results.Config {
+	cfg := results.NewConfig(c.lf, c.sets)
+	cfg.Labels = results.PointLabels(c.lf)
+	return cfg
+}
+
+// stage prepares the output folder before anything runs: a new sweep's
+// destination is checked as a run's is (stageOuts) and the sweep works in
+// results.SweepWorkDir, beside it; a resumed sweep goes on there.
+func (c *sweepCmd) stage(dir string, stderr io.Writer) (*results.OutDir, int, bool) {
+	var out *results.OutDir
+	var err error
+	if c.resume != "" {
+		out, err = results.ResumeSweep(dir)
+	} else {
+		var cfg []byte
+		if cfg, err = results.EncodeIndented(c.config()); err == nil {
+			out, err = results.StageSweep(dir, cfg, c.force)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "nicsim sweep: %v; nothing was run\n", err)
+		return nil, exitFailed, false
+	}
+	return out, exitOK, true
 }
 
 // resumeSweep sets c up to finish the sweep in c.resume: the command line
@@ -178,7 +206,7 @@ func resumeSweep(c *sweepCmd, files []string, fs *flag.FlagSet, stderr io.Writer
 		return nil, exitUsage, false
 	}
 	var m results.SweepMeta
-	b, err := os.ReadFile(filepath.Join(c.resume, results.MetaJSON))
+	b, err := os.ReadFile(filepath.Join(results.ResumeSource(c.resume), results.MetaJSON))
 	if err == nil {
 		err = json.Unmarshal(b, &m)
 	}
@@ -194,9 +222,6 @@ func resumeSweep(c *sweepCmd, files []string, fs *flag.FlagSet, stderr io.Writer
 	r, code, ok := parseSweep(again, stderr)
 	if !ok {
 		return nil, code, false
-	}
-	if err := os.MkdirAll(filepath.Join(c.resume, results.PointsDir), 0o755); err != nil {
-		return nil, exitFailed, false
 	}
 	if h := results.ConfigHash(r.lf); h != m.ConfigHash {
 		fmt.Fprintf(stderr, "nicsim sweep: --resume %s: %s now resolves to another configuration (hash %.8s, the sweep's is %.8s); run it anew\n",
@@ -227,7 +252,8 @@ func (c *sweepCmd) dir() string {
 // the plots of a whole, complete sweep, and last meta.json. A complete
 // sweep's point store is removed. It returns the result without its
 // points' statistics (for the summary and warnings).
-func (c *sweepCmd) write(dir string, store *results.PointStore, interrupted bool, started time.Time, resumed int) (*results.Result, *results.SweepMeta, error) {
+func (c *sweepCmd) write(out *results.OutDir, store *results.PointStore, interrupted bool, started time.Time, resumed int) (*results.Result, *results.SweepMeta, error) {
+	dir := out.Tmp
 	idx, err := workloads.ShardPoints(len(c.lf.Points), c.shard, c.shards)
 	if err != nil {
 		return nil, nil, err
@@ -249,17 +275,18 @@ func (c *sweepCmd) write(dir string, store *results.PointStore, interrupted bool
 		return p, err
 	})
 	if err == nil {
-		cfg := results.NewConfig(c.lf, c.sets)
-		cfg.Labels = results.PointLabels(c.lf) // a sweep's config lists every point's label
-		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), cfg)
+		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), c.config())
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("writing %s: %v", dir, err)
+		return nil, nil, fmt.Errorf("writing %s: %v", out.Dest, err)
 	}
 	var plots []string
 	if !c.noPlots && c.shards < 2 && !res.Partial {
 		if plots, err = results.WritePlots(dir, &slim, c.plots); err != nil {
 			return nil, nil, err
+		}
+		for i, p := range plots {
+			plots[i] = out.Final(p)
 		}
 	}
 	m := &results.SweepMeta{Points: len(have), Resumed: resumed, Plots: plots}
@@ -271,9 +298,11 @@ func (c *sweepCmd) write(dir string, store *results.PointStore, interrupted bool
 		return nil, nil, err
 	}
 	if !res.Partial {
-		err = store.Remove()
+		if err := store.Remove(); err != nil {
+			return nil, nil, err
+		}
 	}
-	return &slim, m, err
+	return &slim, m, out.Commit()
 }
 
 // slimPoint is point p without its statistics, and without its time

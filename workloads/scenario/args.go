@@ -13,6 +13,7 @@ import (
 // arg is one decoded argument.
 type arg struct {
 	line  int
+	col   int
 	u     uint64
 	s     string
 	b     bool
@@ -63,9 +64,10 @@ var relations = map[string]func(a, b uint32) bool{
 
 // Bounds of list arguments.
 const (
-	MDLPiecesMax  = 256  // pieces of one register_mr mdl
-	AnyOrderMax   = 1024 // completions of one any_order poll
-	savedNamesMax = ObjectsMax
+	MDLPiecesMax   = 256  // pieces of one register_mr mdl
+	SplitPiecesMax = 64   // pieces of a register_mr va/length chain split at page boundaries
+	AnyOrderMax    = 1024 // completions of one any_order poll
+	savedNamesMax  = ObjectsMax
 )
 
 var mrFlags = map[string]uint64{
@@ -123,7 +125,7 @@ func (d *decoder) args(n *yaml.Node, path, fields, required string) args {
 
 // arg decodes one argument of the given kind; nil when it is invalid.
 func (d *decoder) arg(v *yaml.Node, path string, kind byte) *arg {
-	a := &arg{line: v.Line}
+	a := &arg{line: v.Line, col: v.Column}
 	switch kind {
 	case 'M', 'P':
 		return d.list(v, path, kind, a)

@@ -2,9 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -21,6 +19,10 @@ const (
 	ObjectsMax = 4096
 	BytesMax   = 1 << 24 // one fill/check range or data length
 	PagesMax   = 4096    // pages of one fast_register
+	// RunUSMax bounds one run: {us: N} and all of a scenario's together:
+	// 10^12 µs is 10^18 ps, below 2^60 ps (runTimeMaxPS), so no time the
+	// model computes from it comes near a Tick's 2^64.
+	RunUSMax = 1_000_000_000_000
 )
 
 // Scenario is a decoded scenario file.
@@ -30,6 +32,8 @@ type Scenario struct {
 	Hosts []Host
 	Wire  nic.WireSpec
 	Steps []*Step
+	// MemoryMaxBytes is the memory budget (budget.go).
+	MemoryMaxBytes uint64
 }
 
 // Host is one adapter.
@@ -47,7 +51,7 @@ type Step struct {
 	Args     args
 	Expect   *nic.Status // nil: not checked
 	Callback *nic.Status
-	Polls    []poll
+	Polls    []poll // a poll's expected completions; nil: not checked
 }
 
 // poll is one completion a poll step expects.
@@ -82,15 +86,18 @@ func IsScenario(data []byte) bool {
 	return false
 }
 
-// IsFile is IsScenario on a file; false when it cannot be read.
+// IsFile is IsScenario on a file; false when it cannot be read. It reads
+// the file: a caller that goes on to load it reads it once
+// (workloads.ReadFile), then asks IsScenario.
 func IsFile(path string) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && len(b) <= workloads.FileBytesMax && IsScenario(b)
+	b, err := workloads.ReadFile(path)
+	return err == nil && IsScenario(b)
 }
 
-// Load reads and decodes a scenario file.
+// Load reads (once, at most workloads.FileBytesMax bytes) and decodes a
+// scenario file.
 func Load(path string) (*Scenario, error) {
-	b, err := os.ReadFile(path)
+	b, err := workloads.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +109,7 @@ type decoder struct {
 	errs  workloads.Errors
 	hosts map[string]bool
 	saved map[string]bool // token names saved by the steps decoded so far
+	runUS uint64          // the run: {us: N} steps so far, added up
 }
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
@@ -122,8 +130,9 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 		return nil, errs
 	}
 	d := &decoder{file: name, hosts: map[string]bool{}, saved: map[string]bool{}}
-	s := &Scenario{File: name, Wire: nic.DefaultWireSpec()}
+	s := &Scenario{File: name, Wire: nic.DefaultWireSpec(), MemoryMaxBytes: workloads.DefaultMemoryMaxBytes}
 	var stepsNode *yaml.Node
+	d.noDuplicates(root, "")
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "hosts" {
 			d.decodeHosts(s, root.Content[i+1]) // first: steps name the hosts
@@ -139,24 +148,43 @@ func LoadBytes(name string, data []byte) (*Scenario, error) {
 			s.Name = v.Value
 		case "hosts":
 		case "wire":
-			d.decodeJSON(v, "wire", &s.Wire)
-			if err := s.Wire.Validate(); err != nil {
-				d.fail(v, "wire", "%v", err)
-			}
+			d.model(v, "wire", &s.Wire)
 		case "steps":
 			stepsNode = v
+		case "memory_max_bytes":
+			d.memoryMax(s, v)
 		default:
-			d.fail(k, k.Value, "unknown key (allowed: scenario, hosts, wire, steps)")
+			d.fail(k, k.Value, "unknown key (allowed: scenario, hosts, wire, steps, memory_max_bytes)")
 		}
 	}
 	if len(s.Hosts) == 0 {
 		d.fail(root, "hosts", "at least one host is needed")
 	}
 	s.Steps = d.decodeSteps(root, stepsNode)
+	if len(d.errs) == 0 {
+		d.checkBudget(s, root, s.MemoryMaxBytes)
+	}
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
 	return s, nil
+}
+
+// memoryMax decodes memory_max_bytes, the budget (2^24..2^40, as a
+// workload file's run.memory_max_bytes).
+func (d *decoder) memoryMax(s *Scenario, v *yaml.Node) {
+	a := &arg{}
+	if v.Kind != yaml.ScalarNode || !d.scalar(v, "memory_max_bytes", 'u', a) {
+		if v.Kind != yaml.ScalarNode {
+			d.fail(v, "memory_max_bytes", "must be a number of bytes")
+		}
+		return
+	}
+	if a.u < 1<<24 || a.u > 1<<40 {
+		d.fail(v, "memory_max_bytes", "%d is out of range 2^24..2^40", a.u)
+		return
+	}
+	s.MemoryMaxBytes = a.u
 }
 
 func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {
@@ -177,28 +205,37 @@ func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {
 	return steps
 }
 
-// decodeJSON applies a YAML mapping to v by JSON field names, rejecting
-// unknown keys.
-func (d *decoder) decodeJSON(n *yaml.Node, path string, v any) {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping")
-		return
+// model decodes a mapping of model overrides (a host's nic.Spec, the
+// wire's nic.WireSpec) by JSON field names, bounded exactly as a workload
+// file's adapter section is (workloads.DecodeModel): unknown keys, values
+// outside the loader's rules and the spec's own Validate are errors.
+func (d *decoder) model(n *yaml.Node, path string, spec any) {
+	for _, e := range workloads.DecodeModel(d.file, n, path, spec) {
+		if len(d.errs) < workloads.ErrorsMax {
+			d.errs = append(d.errs, e)
+		}
 	}
-	var m any
-	if err := n.Decode(&m); err != nil {
-		d.fail(n, path, "%v", err)
-		return
+}
+
+// noDuplicates reports every key of mapping n (at path) given more than
+// once: the last one would otherwise silently win.
+func (d *decoder) noDuplicates(n *yaml.Node, path string) {
+	first := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if line, dup := first[k.Value]; dup {
+			d.fail(k, joinKey(path, k.Value), "duplicate key (first at line %d)", line)
+			continue
+		}
+		first[k.Value] = k.Line
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		d.fail(n, path, "%v", err)
-		return
+}
+
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		d.fail(n, path, "%s", strings.TrimPrefix(err.Error(), "json: "))
-	}
+	return path + "." + key
 }
 
 func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
@@ -213,6 +250,7 @@ func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
 			continue
 		}
 		host := Host{Spec: nic.DefaultSpec()}
+		d.noDuplicates(h, path)
 		for j := 0; j+1 < len(h.Content); j += 2 {
 			k, val := h.Content[j], h.Content[j+1]
 			switch k.Value {
@@ -225,7 +263,7 @@ func (d *decoder) decodeHosts(s *Scenario, v *yaml.Node) {
 				host.Name = val.Value
 				d.hosts[val.Value] = true
 			case "nic":
-				d.decodeJSON(val, path+".nic", &host.Spec)
+				d.model(val, path+".nic", &host.Spec)
 			default:
 				d.fail(k, path+"."+k.Value, "unknown key (allowed: name, nic)")
 			}
@@ -265,7 +303,8 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 		return nil
 	}
 	st := &Step{Index: idx, Line: n.Line}
-	var opNode, expNode *yaml.Node
+	var opNode, expNode, cbNode *yaml.Node
+	d.noDuplicates(n, path)
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], n.Content[j+1]
 		switch k.Value {
@@ -274,7 +313,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 		case "expect":
 			expNode = v
 		case "callback":
-			st.Callback = d.status(v, path+".callback")
+			st.Callback, cbNode = d.status(v, path+".callback"), v
 		default:
 			if _, ok := ops[k.Value]; !ok {
 				d.fail(k, path+"."+k.Value, "unknown operation (one of %s)", strings.Join(Ops(), ", "))
@@ -295,6 +334,10 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 	st.Args = d.args(opNode, path+"."+st.Op, op.fields, op.required)
 	d.checkArgs(st, opNode, path+"."+st.Op)
 	d.expect(st, expNode, path+".expect")
+	if cbNode != nil && !mayPend[st.Op] {
+		d.fail(cbNode, path+".callback", "%s never returns STATUS_PENDING, so no callback follows (docs/ndk.md rules 1, 3); only %s take callback:",
+			st.Op, strings.Join(sortedKeys(mayPend), ", "))
+	}
 	if st.Args.flag("any_order") && len(st.Polls) > AnyOrderMax {
 		d.fail(expNode, path+".expect", "%d completions is more than %d for an any_order poll", len(st.Polls), AnyOrderMax)
 	}
@@ -313,6 +356,9 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 		if (a["until"] == nil) == (a["us"] == nil) {
 			d.fail(opNode, path, "exactly one of until: idle or us: N")
 		}
+		if us := a["us"]; us != nil {
+			d.runDuration(us, path+".us")
+		}
 		if a["cq"] != nil && a["us"] == nil {
 			d.fail(opNode, path+".cq", "a run until a completion needs its bound, us: N")
 		}
@@ -328,6 +374,9 @@ func (d *decoder) checkArgs(st *Step, opNode *yaml.Node, path string) {
 		d.oneOf(a, opNode, path, "va", "mdl")
 		if a["pieces"] != nil && a["mdl"] != nil {
 			d.fail(opNode, path+".pieces", "pieces goes with va, not with mdl (the mdl gives the pieces)")
+		}
+		if p := a["pieces"]; p != nil && (p.u < 1 || p.u > SplitPiecesMax) {
+			d.fail(&yaml.Node{Line: p.line, Column: p.col}, path+".pieces", "%d is out of range 1..%d", p.u, SplitPiecesMax)
 		}
 	}
 }
@@ -386,14 +435,25 @@ func (d *decoder) checkMemory(op string, a args, opNode *yaml.Node, path string)
 	}
 }
 
+// runDuration checks a run: {us: N}: N, and the scenario's runs added up,
+// at most RunUSMax, so simulated time never comes near what a Tick holds.
+func (d *decoder) runDuration(us *arg, path string) {
+	at := &yaml.Node{Line: us.line, Column: us.col}
+	if us.u > RunUSMax {
+		d.fail(at, path, "%d is out of range 0..%d", us.u, uint64(RunUSMax))
+		return
+	}
+	if d.runUS += us.u; d.runUS > RunUSMax {
+		d.fail(at, path, "the runs add up to %d µs, more than %d", d.runUS, uint64(RunUSMax))
+		d.runUS = 0 // report once
+	}
+}
+
 // expect decodes a step's expect: the status of a call, or the completions
 // of a poll ([] when a poll has none).
 func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
 	switch {
-	case n == nil:
-		if st.Op == "poll" {
-			st.Polls = []poll{}
-		}
+	case n == nil: // not checked (a poll's completions are printed only)
 	case st.Op == "poll":
 		st.Polls = d.polls(n, path)
 	case noStatus[st.Op]:
@@ -402,6 +462,13 @@ func (d *decoder) expect(st *Step, n *yaml.Node, path string) {
 		st.Expect = d.status(n, path)
 	}
 }
+
+// mayPend are the operations whose call may return STATUS_PENDING and then
+// owes one callback (docs/ndk.md rule 1): only their steps take callback:.
+// Whether such a call pends can depend on the adapter's settings and
+// state (mr_pool_entries, register_mr_inline, a close with work left), so
+// a callback: on a call that returns inline fails its step when it runs.
+var mayPend = map[string]bool{"create_mr": true, "create_mw": true, "init_fr_mr": true, "register_mr": true, "deregister_mr": true, "close": true}
 
 // noStatus are the steps that return no status, so take no expect.
 var noStatus = map[string]bool{"run": true, "fill": true, "check": true, "save_token": true, "compare_tokens": true}

@@ -42,12 +42,17 @@ func (r *runner) want(a args, n int) []byte {
 func (r *runner) memory(st *Step, a args, _ uint64) (call, bool) {
 	mem := r.ads[r.hostIdx[a["host"].s]].Mem()
 	va, n := a["va"].u, int(a["length"].u)
-	want := r.want(a, n)
 	object := fmt.Sprintf("%s:0x%X+%d", a["host"].s, va, n)
 	if va+uint64(n) < va {
 		r.fail(st, "%s %s: the range wraps past 2^64", st.Op, object)
 		return call{}, false
 	}
+	if st.Op == "fill" && !mem.Fits(va, uint64(n)) {
+		r.fail(st, "fill %s: needs %d more pages of host memory; host %s has written %d of its host_memory_pages_max = %d",
+			object, mem.NewPages(va, uint64(n)), a["host"].s, mem.Pages(), mem.PagesMax)
+		return call{}, false
+	}
+	want := r.want(a, n)
 	if st.Op == "fill" {
 		mem.Write(va, want)
 		r.emit(Line{Step: st.Index, Name: st.Name, Op: "fill", Object: object})

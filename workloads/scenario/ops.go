@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -29,7 +30,8 @@ type opDef struct {
 }
 
 // ops is every step operation. A new operation is one row here and its
-// method.
+// method (and, if its call may return STATUS_PENDING, its name in mayPend,
+// decode.go).
 var ops = map[string]opDef{
 	"create_pd":           {"pd:r", "pd", (*runner).createPD},
 	"create_cq":           {"cq:r depth:u", "cq depth", (*runner).createCQ},
@@ -57,6 +59,11 @@ var ops = map[string]opDef{
 	"check":               {"host:h va:u length:u byte:u pattern_seed:u equals:E", "host va length", (*runner).memory},
 	"close":               {"object:r ctx:u", "object", (*runner).close},
 }
+
+// runTimeMaxPS is the latest simulated time a scenario reaches (2^60 ps,
+// about 13 days): far enough from a Tick's 2^64 that no time the model
+// computes from it wraps.
+const runTimeMaxPS = 1 << 60
 
 // count is a number argument as a uint32 count, capped at 2^31.
 func count(v uint64) uint32 { return uint32(min(v, 1<<31)) }
@@ -109,11 +116,16 @@ func (r *runner) connect(st *Step, a args, _ uint64) (call, bool) {
 	if r.failure != nil {
 		return call{}, false
 	}
+	object := a["a"].s + "," + a["b"].s
 	if err := nic.ConnectQPs(qa, qb); err != nil {
+		var se *nic.StatusError
+		if errors.As(err, &se) {
+			return call{object, se.Status}, true // checked against expect: like a call's status
+		}
 		r.fail(st, "connect: %v", err)
 		return call{}, false
 	}
-	return call{a["a"].s + "," + a["b"].s, nic.StatusSuccess}, true
+	return call{object, nic.StatusSuccess}, true
 }
 
 // created records an object a creation call made: now when the call
@@ -197,12 +209,7 @@ func (r *runner) registerMR(st *Step, a args, ctx uint64) (call, bool) {
 			chain = append(chain, nic.MDL{VirtualAddress: p.sub["va"].u, ByteCount: p.sub["bytes"].u})
 		}
 	} else {
-		pieces := max(a.u("pieces", 1), 1)
-		if pieces > 64 {
-			r.fail(st, "pieces %d is more than 64", pieces)
-			return call{}, false
-		}
-		chain = mdlChain(a["va"].u, n, pieces)
+		chain = mdlChain(a["va"].u, n, a.u("pieces", 1)) // 1..SplitPiecesMax, checked at load
 	}
 	return r.pending(st, a["mr"].s, func(done nic.RequestCompletion) nic.Status {
 		return r.ads[h].RegisterMr(mr, chain, n, nic.MRFlags(a.u("flags", 0)), done, ctx)
@@ -356,18 +363,28 @@ func (r *runner) close(st *Step, a args, ctx uint64) (call, bool) {
 
 // run advances the engine until it is idle, by us microseconds, or, with
 // cq, until a completion becomes visible on that CQ, within us
-// microseconds (a failure when none does).
+// microseconds (a failure when none does). us is at most RunUSMax, checked
+// when decoding; the time reached, which an idle run can push on, must
+// leave room for it.
 func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
 	e := r.env.Engine
+	var d sim.Tick
+	if us := a["us"]; us != nil {
+		d = sim.Tick(us.u) * sim.US
+		if now := e.Now(); now > runTimeMaxPS-d {
+			r.fail(st, "run: %v after %v is past the %v a scenario can simulate", d, now, sim.Tick(runTimeMaxPS))
+			return call{}, false
+		}
+	}
 	switch {
 	case a["until"] != nil:
 		e.Run()
 	case a["cq"] != nil:
-		if !r.runUntilCQ(st, a["cq"], sim.Tick(min(a["us"].u, 1<<40)*1_000_000)) {
+		if !r.runUntilCQ(st, a["cq"], d) {
 			return call{}, false
 		}
 	default:
-		e.RunUntil(e.Now() + sim.Tick(min(a["us"].u, 1<<40)*1_000_000))
+		e.RunUntil(e.Now() + d)
 	}
 	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op})
 	return call{}, false

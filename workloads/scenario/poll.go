@@ -26,6 +26,9 @@ func (r *runner) poll(st *Step, a args, _ uint64) (call, bool) {
 		}
 		r.emit(l)
 	}
+	if st.Polls == nil {
+		return call{}, false // no expect: printed, not checked
+	}
 	if len(res) != len(st.Polls) {
 		r.fail(st, "poll %s: expected %d completions, got %d%s", name, len(st.Polls), len(res), describeResults(res))
 		return call{}, false

@@ -118,8 +118,9 @@ func (r *runner) build() error {
 	return nil
 }
 
-// safeStep runs one step; a panic of the model (such as host memory beyond
-// HostMemoryPagesMax) fails the step instead of ending the process.
+// safeStep runs one step; a write the model's host memory refused (beyond
+// host_memory_pages_max) or a panic of the model fails the step instead of
+// ending the process.
 func (r *runner) safeStep(st *Step) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -127,6 +128,11 @@ func (r *runner) safeStep(st *Step) {
 		}
 	}()
 	r.step(st)
+	for i, a := range r.ads {
+		if err := a.Mem().Err(); err != nil {
+			r.fail(st, "%s: host %s: %v", st.Op, r.s.Hosts[i].Name, err)
+		}
+	}
 }
 
 // step runs one step through its operation's method; a call's status is

@@ -106,7 +106,7 @@ func TestScenarioDecodeErrorsHaveFileLine(t *testing.T) {
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - create_pd: {pd: a.pd, depth: 3}\n":                                      "s.yaml:4:27: steps.0.create_pd.depth: unknown key (allowed: pd)",
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - create_pd: {pd: c.pd}\n":                                                `s.yaml:4:21: steps.0.create_pd.pd: "c.pd" is not an object name host.name of a declared host`,
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - create_pd: {pd: a.pd}\n    expect: STATUS_OK\n":                         `s.yaml:5:13: steps.0.expect: "STATUS_OK" is not a status name such as STATUS_SUCCESS`,
-		"scenario: x\nhosts: [{name: a, nic: {bogus: 1}}]\nsteps:\n  - run: {until: idle}\n":                                  `s.yaml:2:24: hosts.0.nic: unknown field "bogus"`,
+		"scenario: x\nhosts: [{name: a, nic: {bogus: 1}}]\nsteps:\n  - run: {until: idle}\n":                                  `s.yaml:2:25: hosts.0.nic.bogus: unknown key; allowed here: clock_period_ps`,
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - jump: {}\n":                                                             "s.yaml:4:5: steps.0.jump: unknown operation",
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - run: {until: idle}\n    poll: {cq: a.cq}\n":                             "s.yaml:5:5: steps.0.poll: a step has exactly one operation",
 		"scenario: x\nhosts: [{name: a}]\nsteps:\n  - poll: {cq: a.cq}\n    expect: [{status: STATUS_SUCCESS, type: Writ}]\n": `s.yaml:5:45: steps.0.expect.0.type: "Writ" is not an operation type`,
@@ -146,7 +146,7 @@ steps:
   - fill: {host: a, va: 0, length: 16384, byte: 1}
 `
 	_, err := runScenarioText(t, src)
-	require.ErrorContains(t, err, "s.yaml:4: step 1 failed: fill: the model failed: nic: host memory: more than 2 pages written")
+	require.ErrorContains(t, err, "s.yaml:4: step 1 failed: fill a:0x0+16384: needs 4 more pages of host memory; host a has written 0 of its host_memory_pages_max = 2")
 	_, err = runScenarioText(t, strings.Replace(src, "va: 0,", "va: 0xFFFFFFFFFFFFFFF0,", 1))
 	require.ErrorContains(t, err, "wraps past 2^64")
 }
@@ -160,15 +160,37 @@ func FuzzLoadScenario(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(b)
 	}
+	for _, d := range degenerateScenarios {
+		f.Add([]byte(d))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := LoadBytes("fuzz.yaml", data)
+		s, err := LoadBytes("fuzz.yaml", data)
 		if err != nil {
 			var es workloads.Errors
 			if !errors.As(err, &es) || len(es) == 0 {
 				t.Fatalf("error is not a located list: %v", err)
 			}
+			return
+		}
+		if est := workloads.MemoryTotal(s.MemoryEstimate()); est > s.MemoryMaxBytes {
+			t.Fatalf("a valid scenario whose memory estimate %d is above its budget %d", est, s.MemoryMaxBytes)
 		}
 	})
+}
+
+// degenerateScenarios are scenarios at the edges the decoder must refuse or
+// bound: runs past what simulated time holds, duplicate keys, fills past
+// the host's pages, a host override past the loader's rules, a poll
+// without expect, a connect of a closed QP.
+var degenerateScenarios = []string{
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {us: 4611686018427387904}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {us: 600000000000}}, {run: {us: 600000000000}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nsteps: [{run: {until: idle}}]\n",
+	"scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 2}}]\nsteps: [{fill: {host: a, va: 0, length: 16777216, byte: 1}}]\n",
+	"scenario: x\nhosts: [{name: a, nic: {host_memory_pages_max: 16777216}}]\nsteps: [{run: {until: idle}}]\n",
+	"scenario: x\nhosts: [{name: a}]\nsteps: [{create_cq: {cq: a.cq, depth: 8}}, {poll: {cq: a.cq}}]\n",
+	"scenario: x\nhosts: [{name: a}, {name: b}]\nsteps: [{create_pd: {pd: a.pd}}, {create_cq: {cq: a.cq, depth: 8}}, {create_qp: {qp: a.q, pd: a.pd, cq: a.cq}}, " +
+		"{create_pd: {pd: b.pd}}, {create_cq: {cq: b.cq, depth: 8}}, {create_qp: {qp: b.q, pd: b.pd, cq: b.cq}}, {close: {object: a.q}}, {connect: {a: a.q, b: b.q}}]\n",
 }
 
 func TestScenarioReadSendReceiveInvalidateFlushClose(t *testing.T) {

@@ -42,7 +42,7 @@ var attributions = []attribution{
 	},
 	{
 		name: "4 KiB RDMA Writes on gen4 x16: the wire",
-		src: "adapter: {preset: gen4x16}\nrun: {warmup_us: 20, duration_us: 100}\n" +
+		src: "adapter: {preset: generic, pcie: {gen: 4, lanes: 16, tags_max: 256, host_nph_credits: 256}}\nrun: {warmup_us: 20, duration_us: 100}\n" +
 			"generators: [{name: g, kind: rdma_write, size_bytes: 4096, streams: 4, outstanding: 16}]\n",
 		resource: "Wire.AtoB",
 		double:   []string{"adapter.wire.gbit_per_s=200"},

@@ -45,7 +45,7 @@ func TestRDMAWriteThroughputGrowsWithOutstanding(t *testing.T) {
 	var prev float64
 	var first float64
 	for i, o := range []string{"1", "2", "4", "8", "16", "32"} {
-		g := rdmaGen(t, "adapter: {preset: gen4x16}\nrun: {warmup_us: 10, duration_us: 100}\ngenerators: [{name: w, kind: rdma_write, size_bytes: 4096, outstanding: "+o+"}]\n")
+		g := rdmaGen(t, "adapter: {preset: generic, pcie: {gen: 4, lanes: 16, tags_max: 256, host_nph_credits: 256}}\nrun: {warmup_us: 10, duration_us: 100}\ngenerators: [{name: w, kind: rdma_write, size_bytes: 4096, outstanding: "+o+"}]\n")
 		t.Logf("outstanding %s: %.3f Mops/s, %.1f Gb/s, p50 %.0f ns", o, g.ThroughputMops, g.GoodputGbps, g.LatencyNS.P50)
 		require.Zero(t, g.Failed)
 		if i == 0 {
@@ -61,7 +61,7 @@ func TestRDMAWriteThroughputGrowsWithOutstanding(t *testing.T) {
 // 4 KiB Writes reach the wire rate less what a packet adds: its headers,
 // the RETH of a Write and the Ethernet framing.
 func TestRDMAWrite4KGoodputApproachesWireRate(t *testing.T) {
-	g := rdmaGen(t, "adapter: {preset: gen4x16}\nrun: {warmup_us: 20, duration_us: 200}\ngenerators: [{name: w, kind: rdma_write, size_bytes: 4096, streams: 4, outstanding: 16}]\n")
+	g := rdmaGen(t, "adapter: {preset: generic, pcie: {gen: 4, lanes: 16, tags_max: 256, host_nph_credits: 256}}\nrun: {warmup_us: 20, duration_us: 200}\ngenerators: [{name: w, kind: rdma_write, size_bytes: 4096, streams: 4, outstanding: 16}]\n")
 	ws := nic.DefaultWireSpec()
 	wire := float64(ws.GbitPerS) * 4096 / float64(4096+ws.HeaderBytes+16+ws.FramingBytes)
 	t.Logf("4 KiB Write goodput %.2f Gb/s, wire rate less headers %.2f Gb/s", g.GoodputGbps, wire)

@@ -21,7 +21,7 @@ func TestClosedLoopThroughputObeysLittlesLaw(t *testing.T) {
 		durationUS  float64
 	}{{8, 20}, {32, 20}, {32, 200}} {
 		f, err := workloads.Load(writeTemp(t, `name: little
-adapter: {preset: e5-gen3x8}
+adapter: {preset: generic}
 run: {seed: 3, warmup_us: 10, duration_us: `+strconv.FormatFloat(c.durationUS, 'g', -1, 64)+`}
 generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+strconv.Itoa(c.outstanding)+`, size_bytes: 64, window_bytes: 8192}]
 `), workloads.Options{})
@@ -42,7 +42,7 @@ generators: [{name: r, kind: dma_read, streams: 1, outstanding: `+strconv.Itoa(c
 // the bucket where half the samples are reached.
 func TestLatencyBucketsCoverEverySampleFromMinToMax(t *testing.T) {
 	f, err := workloads.Load(writeTemp(t, `name: cdf
-adapter: {preset: e5-gen3x8}
+adapter: {preset: generic}
 run: {seed: 5, warmup_us: 10, duration_us: 100}
 generators: [{name: w, kind: dma_write, arrival: {process: poisson, rate_mops: 20}, outstanding: 16, size_bytes: {uniform: {min: 64, max: 4096}}}]
 `), workloads.Options{})

@@ -71,6 +71,14 @@ func (m *Model) failed() error {
 	if m.err != nil {
 		return m.err
 	}
+	for _, h := range []struct {
+		name string
+		a    *nic.Adapter
+	}{{"a", m.NIC}, {"b", m.B}} {
+		if h.a != nil && h.a.Mem().Err() != nil {
+			return fmt.Errorf("host %s: %w", h.name, h.a.Mem().Err())
+		}
+	}
 	for _, g := range m.gens {
 		if g.err != nil {
 			return g.err
@@ -141,6 +149,7 @@ func Build(w *workloads.Workload) (*Model, error) {
 			return nil, err
 		}
 	}
+	m.capHostMemory(w)
 	host := uint64(hostBase)
 	for _, r := range w.Regions {
 		br, err := m.register(r, host)
@@ -152,6 +161,18 @@ func Build(w *workloads.Workload) (*Model, error) {
 		host = (host + 1<<mtt.PageShift2M - 1) &^ (1<<mtt.PageShift2M - 1)
 	}
 	return m, nil
+}
+
+// capHostMemory holds each host's memory model to the pages the loader
+// counted for the generators (Workload.HostPages, within
+// host_memory_pages_max): a write past them stops the run with an error.
+func (m *Model) capHostMemory(w *workloads.Workload) {
+	pa, pb := w.HostPages()
+	limit := uint64(w.Adapter.NIC.HostMemoryPagesMax)
+	m.NIC.Mem().PagesMax = int(min(pa, limit))
+	if m.B != nil {
+		m.B.Mem().PagesMax = int(min(pb, limit))
+	}
 }
 
 // nicClock is the adapter's NIC clock, which the DMA engine runs on.

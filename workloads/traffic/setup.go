@@ -238,7 +238,7 @@ func twoHostPairs(m *Model, streams int, cqDepth, aDepth, bDepth, bRecv uint32, 
 var (
 	opRightFlags = map[string]nic.OpFlags{"remote_read": nic.OpAllowRemoteRead, "remote_write": nic.OpAllowRemoteWrite}
 	mrRightFlags = map[string]nic.MRFlags{"local_write": nic.MRAllowLocalWrite, "remote_read": nic.MRAllowRemoteRead,
-		"remote_write": nic.MRAllowRemoteWrite} // remote write includes local write (docs/ndk.md 3.3)
+		"remote_write": nic.MRAllowRemoteWrite} // remote write includes local write (docs/ndk.md 3.1)
 	regionRights = map[string]mtt.Rights{"local_write": mtt.RightLocalWrite, "remote_read": mtt.RightRemoteRead,
 		"remote_write": mtt.RightRemoteWrite}
 )

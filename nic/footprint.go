@@ -1,0 +1,76 @@
+package nic
+
+import (
+	"unsafe"
+
+	"github.com/nicsim/nicsim/mtt"
+)
+
+// Memory the model holds, for memory budgets (the workload loader's
+// run.memory_max_bytes): computed from the model's own types, so the
+// figures follow them (TestTableBytesCoversWhatNewAllocates).
+
+// ObjectBytes are the bytes of the records the provider keeps per object
+// and per queue entry.
+type ObjectBytes struct {
+	QP     uint64 // a QP's record
+	WR     uint64 // one initiator queue entry (a WQE with its inline page list)
+	RecvWR uint64 // one receive queue entry
+	CQ     uint64 // a CQ's record
+	CQE    uint64 // one CQ ring entry
+	MR     uint64 // an MR's record
+	MW     uint64 // an MW's record
+}
+
+// Objects is the size of each record.
+func Objects() ObjectBytes {
+	return ObjectBytes{QP: uint64(unsafe.Sizeof(QP{})), WR: uint64(unsafe.Sizeof(wr{})), RecvWR: uint64(unsafe.Sizeof(recvWR{})),
+		CQ: uint64(unsafe.Sizeof(CQ{})), CQE: uint64(unsafe.Sizeof(cqEntry{})), MR: uint64(unsafe.Sizeof(MR{})), MW: uint64(unsafe.Sizeof(MW{}))}
+}
+
+// QPBytes is a QP with initiator and receive queues of the given depths.
+func (o ObjectBytes) QPBytes(initiatorDepth, receiveDepth uint64) uint64 {
+	return o.QP + initiatorDepth*o.WR + receiveDepth*o.RecvWR
+}
+
+// CQBytes is a CQ of depth entries.
+func (o ObjectBytes) CQBytes(depth uint64) uint64 { return o.CQ + depth*o.CQE }
+
+// TableBytes is the most memory an adapter New builds from spec holds
+// before any object is created: its translation unit
+// (spec.TPT.TableBytes), the hazard scoreboard (an entry per key), every
+// pipeline stage's in-flight records and input queue (on every engine),
+// and the WQE fetch slots.
+func TableBytes(spec Spec) uint64 {
+	b := spec.TPT.TableBytes() + uint64(spec.TPT.KeyTableEntriesMax)*uint64(unsafe.Sizeof(hazard{}))
+	b += stageBytes(spec.Doorbell, 0, 0)
+	req := uint64(unsafe.Sizeof(mtt.Request{}))
+	perEngine := stageBytes(spec.Parse, 0, 0) + stageBytes(spec.Validation, 0, req) +
+		stageBytes(spec.PageList, uint64(spec.PageListFetchesMax)+1, 0) + stageBytes(spec.MTTWrite, 0, 0) +
+		stageBytes(spec.MPTUpdate, 0, 0) + stageBytes(spec.CacheWrite, 0, 0) + uint64(spec.Completion.QueueDepth)*portSlotBytes
+	b += uint64(spec.ExecEngines) * perEngine
+	b += uint64(spec.WQEFetchOutstandingMax) * (uint64(unsafe.Sizeof(fetchSlot{})) + 4)
+	b += uint64(spec.Scheduler.QueueDepth) * (uint64(unsafe.Sizeof(fetchReq{})) + 16)
+	return b
+}
+
+// portSlotBytes bounds one entry of a stage's input queue (an item and its
+// arrival time).
+const portSlotBytes = uint64(unsafe.Sizeof(item{})) + 16
+
+// stageBytes is one stage: its in-flight records (latency x items per
+// cycle / interval, at least depthMin; extra bytes each) and its queue.
+func stageBytes(s StageSpec, depthMin, extra uint64) uint64 {
+	depth := max(uint64(s.LatencyCycles)*uint64(s.ItemsPerCycle)/max(uint64(s.IntervalCycles), 1), 1, depthMin)
+	return depth*(uint64(unsafe.Sizeof(inflight{}))+extra) + uint64(s.QueueDepth)*portSlotBytes
+}
+
+// MetersMax bounds the meters (sim.Meter) an adapter of spec, its PCIe
+// link and its translation unit register, each holding a busy time per
+// interval of a run's window: one per posting core, per QP up to
+// qpMetersMax, per stage of every engine (and its page-list fetches), and
+// at most 48 for the other blocks, the link and the caches
+// (TestMetersMaxCoversTheModelsMeters in workloads/traffic).
+func MetersMax(spec Spec) uint64 {
+	return uint64(spec.HostCores) + qpMetersMax + 8*uint64(spec.ExecEngines) + 48
+}

@@ -1,0 +1,177 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// OutDir writes an output folder so that nothing is lost or silently
+// replaced: the files go into a fresh temporary folder beside the
+// destination, which Commit renames into place, so a reader never sees a
+// half-written folder, and an older run's files (plots of another sweep, a
+// results.json marked complete) never stay beside the new ones.
+//
+// StageOutDir checks the destination before anything runs: a file, a
+// folder that is not a nicsim output folder, or a folder holding another
+// run (a config.json other than the one this run writes) is refused
+// unless force; a destination whose parent cannot be written fails here,
+// not after the simulation.
+type OutDir struct {
+	Dest string // the folder as named
+	Tmp  string // where the files are written until Commit
+}
+
+// ErrOutDirTaken is the error of a destination that holds another run.
+var ErrOutDirTaken = errors.New("holds another run")
+
+// StageOutDir prepares dest for a run whose config.json will be cfg (nil
+// when not known: then any run there is another run).
+func StageOutDir(dest string, cfg []byte, force bool) (*OutDir, error) {
+	dest = filepath.Clean(dest)
+	if err := checkDest(dest, cfg, force); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", dest, err)
+	}
+	tmp := filepath.Join(parent, fmt.Sprintf(".%s.tmp-%d-%08x", filepath.Base(dest), os.Getpid(), rand.Uint32()))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: cannot write in %s: %w", dest, parent, err)
+	}
+	return &OutDir{Dest: dest, Tmp: tmp}, nil
+}
+
+// checkDest refuses a destination that is a file, a folder with files of
+// its own, or one holding another run (unless force).
+func checkDest(dest string, cfg []byte, force bool) error {
+	st, err := os.Stat(dest)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("output folder %s: %w", dest, err)
+	case !st.IsDir():
+		return fmt.Errorf("output folder %s is a file", dest)
+	}
+	entries, err := os.ReadDir(dest)
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w", dest, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if !isRunFolder(dest) {
+		return fmt.Errorf("output folder %s holds files that are not a nicsim run; choose another --out", dest)
+	}
+	old, err := os.ReadFile(filepath.Join(dest, ConfigJSON))
+	if force || (err == nil && cfg != nil && bytes.Equal(old, cfg)) {
+		return nil // --force, or a rerun of the same configuration
+	}
+	return fmt.Errorf("output folder %s %w (another configuration); choose another --out, or replace it with --force", dest, ErrOutDirTaken)
+}
+
+// isRunFolder reports whether dir holds a nicsim run (its meta.json or
+// results.json).
+func isRunFolder(dir string) bool {
+	for _, f := range []string{MetaJSON, ResultsJSON} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Path is the path of file name in the folder being written.
+func (o *OutDir) Path(name string) string { return filepath.Join(o.Tmp, name) }
+
+// Final is path (of a file written under Tmp) as it will be named once the
+// folder is in place.
+func (o *OutDir) Final(path string) string {
+	if rest, ok := strings.CutPrefix(path, o.Tmp); ok {
+		return o.Dest + rest
+	}
+	return path
+}
+
+// Commit puts the folder in place, replacing what StageOutDir allowed to
+// replace (the old folder is moved aside first and removed last, and put
+// back if the new one cannot take its place).
+func (o *OutDir) Commit() error {
+	old := ""
+	if _, err := os.Stat(o.Dest); err == nil {
+		old = o.Tmp + ".old"
+		if err := os.Rename(o.Dest, old); err != nil {
+			return fmt.Errorf("output folder %s: %w", o.Dest, err)
+		}
+	}
+	if err := os.Rename(o.Tmp, o.Dest); err != nil {
+		if old != "" {
+			_ = os.Rename(old, o.Dest)
+		}
+		return fmt.Errorf("output folder %s: %w (the results are in %s)", o.Dest, err, o.Tmp)
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// Abort removes the temporary folder of a run that writes nothing.
+func (o *OutDir) Abort() { _ = os.RemoveAll(o.Tmp) }
+
+// SweepWorkDir is the folder a sweep writes into while it runs: hidden
+// beside its destination, with a fixed name (not a fresh one as a run's),
+// so that a sweep killed before it could put its folder in place keeps its
+// finished points there for nicsim sweep --resume.
+func SweepWorkDir(dest string) string {
+	dest = filepath.Clean(dest)
+	return filepath.Join(filepath.Dir(dest), "."+filepath.Base(dest)+".sweep")
+}
+
+// StageSweep prepares dest for a new sweep as StageOutDir does, writing
+// into SweepWorkDir(dest); the work of an earlier sweep killed there is
+// discarded (without --resume every point runs again).
+func StageSweep(dest string, cfg []byte, force bool) (*OutDir, error) {
+	dest = filepath.Clean(dest)
+	if err := checkDest(dest, cfg, force); err != nil {
+		return nil, err
+	}
+	w := SweepWorkDir(dest)
+	if err := os.RemoveAll(w); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", dest, err)
+	}
+	if err := os.MkdirAll(w, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: cannot write in %s: %w", dest, filepath.Dir(dest), err)
+	}
+	return &OutDir{Dest: dest, Tmp: w}, nil
+}
+
+// ResumeSource is the folder that holds the state of the sweep to resume
+// into dest: the work folder of a sweep killed before it finished, else
+// dest itself (an interrupted sweep's folder).
+func ResumeSource(dest string) string {
+	if st, err := os.Stat(SweepWorkDir(dest)); err == nil && st.IsDir() {
+		return SweepWorkDir(dest)
+	}
+	return filepath.Clean(dest)
+}
+
+// ResumeSweep prepares dest for resuming its sweep: the work goes on in
+// SweepWorkDir(dest); an interrupted sweep's folder is moved there first,
+// and comes back, complete or still partial, at Commit.
+func ResumeSweep(dest string) (*OutDir, error) {
+	dest = filepath.Clean(dest)
+	w := SweepWorkDir(dest)
+	if ResumeSource(dest) != w {
+		if err := os.Rename(dest, w); err != nil {
+			return nil, fmt.Errorf("resuming %s: %w", dest, err)
+		}
+	}
+	return &OutDir{Dest: dest, Tmp: w}, nil
+}

@@ -1,0 +1,24 @@
+package workloads
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A YAML syntax error names the line and column of the problem; a list,
+// mapping or quoted string left open is reported where it opens.
+func TestYAMLSyntaxErrorPointsAtLineAndColumn(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"run:\n  duration_us: [5\ngenerators:\n  - {kind: dma_read}\n",
+			"w.yaml:2:16: YAML syntax: did not find expected ',' or ']' (the list [ opened here is not closed; the parser stopped at 3:11)"},
+		{"run: {duration_us: 5\ngenerators: []\n", "w.yaml:1:6: YAML syntax: did not find expected ',' or '}' (the mapping { opened here is not closed"},
+		{"run:\n  duration_us: 5\n warmup_us: 2\n", "w.yaml:3:2: YAML syntax: did not find expected key"},
+		{"run:\n  duration_us: 5\n\tops: 2\n", "w.yaml:3:1: YAML syntax: found a tab character that violates indentation"},
+		{"name: 'abc\nrun: {}\n", "w.yaml:1:7: YAML syntax: found unexpected end of stream (the quoted string opened here is not closed"},
+		{"name: x\nrun: @5\n", "w.yaml:2:6: YAML syntax: found character that cannot start any token"},
+		{"run: [\n", "w.yaml:2:1: YAML syntax: did not find expected node content (at the end of the file)"},
+	} {
+		require.Contains(t, loadErr(t, c.src), c.want, c.src)
+	}
+}
