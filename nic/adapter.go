@@ -75,6 +75,7 @@ type Adapter struct {
 	fetch      *wqeFetch
 	engines    []*engine
 	completion *completion
+	stages     []*stage // every pipeline stage, for settle
 	irq        interrupts
 	hazards    scoreboard
 	tptWrites  tptWriters

@@ -95,6 +95,7 @@ type stage struct {
 }
 
 var _ sim.Handler = (*stage)(nil)
+var _ sim.IdleTicker = (*stage)(nil)
 
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
@@ -105,7 +106,16 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	s.block = a.newBlock(prefix+kind, spec, s)
 	s.hold = s.latency - s.period
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
+	a.stages = append(a.stages, s)
 	return s
+}
+
+// settle brings every stage's state and statistics up to now: a stage's
+// reserved idle tick whose place has passed ran (sim.TickDriver.Settle).
+func (a *Adapter) settle() {
+	for _, s := range a.stages {
+		s.drv.Settle()
+	}
 }
 
 // Tick emits finished items in order, then accepts new ones.
@@ -184,10 +194,44 @@ func (s *stage) Tick(now sim.Tick) bool {
 	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
-	if next != sim.MaxTick {
+	switch {
+	case next == sim.MaxTick:
+	case s.stallsAt(next):
+		s.out.WatchSpace()
+		s.drv.WakeIdle(next)
+	default:
 		s.drv.WakeAt(next)
 	}
 	return false
+}
+
+// idleStallTicks lets stallsAt reserve the stall ticks instead of queuing
+// them (the tests turn it off to compare).
+var idleStallTicks = true
+
+// stallsAt reports whether the tick at next, unless something wakes the
+// stage first, can only find its head item's output queue full: the stage
+// is full (it accepts nothing) and the queue is full now. A pop from the
+// queue or any other wake before then makes it a real tick.
+func (s *stage) stallsAt(next sim.Tick) bool {
+	if !idleStallTicks || s.out == nil || s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
+		return false
+	}
+	h := &s.fl[s.head]
+	return !h.waiting && h.readyAt <= next
+}
+
+// IdleTick is the tick stallsAt foresaw, which nothing woke the stage
+// before: the head item found the output queue full (its CanSend refused,
+// the sender already registered for space by WatchSpace). It runs when
+// the stage is next woken or its statistics read, so it reads no state
+// that may have changed since.
+func (s *stage) IdleTick(now sim.Tick) {
+	s.out.Refused++
+	if !s.stalled {
+		s.stalled, s.stallSince = true, now
+		s.st.OutStalls++
+	}
 }
 
 // nextSlot is the in-flight slot the item being accepted will take

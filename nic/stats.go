@@ -186,6 +186,7 @@ func (a *Adapter) Register(r *sim.Registry) error {
 			return err
 		}
 	}
+	r.OnRead(a.settle)
 	for _, st := range s.Stages {
 		if err := registerStage(r, p+"Stage."+st.Name+".", st, a.eng); err != nil {
 			return err

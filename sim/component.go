@@ -60,6 +60,21 @@ type TickDriver struct {
 	// would wake it for, so they would do nothing. One is queued at its key
 	// as soon as that may no longer hold (after a tick).
 	arrivals []arrival
+	// idle: the pending tick is reserved, not queued (WakeIdle). It is
+	// queued at its key when anything wakes the driver before its place;
+	// once its place has passed, settle runs its bookkeeping (IdleTick).
+	idle  bool
+	idler IdleTicker
+}
+
+// IdleTicker is a Ticker that can say, at one tick, what its next tick
+// will do when nothing wakes it before then: IdleTick(at) does exactly
+// what Tick(at) would do in that case (bookkeeping only: it makes no
+// progress, sends nothing, takes no message that arrived by at and asks
+// for no other tick).
+type IdleTicker interface {
+	Ticker
+	IdleTick(at Tick)
 }
 
 type arrival struct {
@@ -72,7 +87,9 @@ var _ Waker = (*TickDriver)(nil)
 
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
-	return &TickDriver{name: name, clock: clock, eng: eng, t: t}
+	d := &TickDriver{name: name, clock: clock, eng: eng, t: t}
+	d.idler, _ = t.(IdleTicker)
+	return d
 }
 
 // Name is the component's hierarchical name.
@@ -82,11 +99,17 @@ func (d *TickDriver) Name() string { return d.name }
 func (d *TickDriver) Clock() ClockDomain { return d.clock }
 
 // Ticks is the number of ticks run so far.
-func (d *TickDriver) Ticks() uint64 { return d.ticks }
+func (d *TickDriver) Ticks() uint64 {
+	d.Settle()
+	return d.ticks
+}
 
 // Wake schedules a tick at the next edge at or after now (strictly after the
 // last tick), unless one is already pending at or before that edge.
 func (d *TickDriver) Wake() {
+	if d.idle {
+		d.touch()
+	}
 	at := d.nextEdge(d.eng.now)
 	if d.ticked && at <= d.lastTick {
 		at = d.lastTick + d.clock.Period
@@ -96,6 +119,9 @@ func (d *TickDriver) Wake() {
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
 func (d *TickDriver) WakeAt(t Tick) {
+	if d.idle {
+		d.touch()
+	}
 	if t < d.eng.now {
 		t = d.eng.now
 	}
@@ -135,14 +161,20 @@ func (d *TickDriver) wakeAt(at Tick) {
 			d.ghosts = append(d.ghosts, d.pendKey)
 		}
 	}
-	k := e.Reserve(at, PrioTick)
-	if len(d.ghosts) > 0 {
-		k = d.ghostFor(k)
-	}
+	k := d.keyFor(at)
 	d.pending = true
 	d.pendAt = at
 	d.pendKey = k
 	d.pendH = e.pushTracked(k, d, uint64(at))
+}
+
+// keyFor reserves the key of a tick at at.
+func (d *TickDriver) keyFor(at Tick) Key {
+	k := d.eng.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	return k
 }
 
 // ghostFor returns the key the tick of n's time takes, n being the key of
@@ -170,11 +202,17 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 	if !d.pending || Tick(arg) != d.pendAt {
 		return // superseded wake
 	}
+	// An idle tick's time can match a superseded event still queued with
+	// a smaller key: the tick runs here, as it would have.
+	d.idle = false
 	d.pending = false
 	d.lastTick = now
 	d.ticked = true
 	d.ticks++
 	if d.t.Tick(now) {
+		if d.idle {
+			d.touch()
+		}
 		d.wakeAt(now + d.clock.Period)
 	}
 	if len(d.arrivals) > 0 {
@@ -186,9 +224,20 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 // driver there (h, at priority PrioDeliver). When the driver is due to tick
 // by the edge that wake would ask for, the event would do nothing and is
 // only reserved.
+//
+// A reserved idle tick (WakeIdle) takes no message: an arrival it covers
+// is reserved as for any tick (and forgotten when the idle tick settles),
+// and a later one is queued at its key now rather than after the tick.
 func (d *TickDriver) arrival(at Tick, h Handler) {
+	if d.idle {
+		d.Settle()
+	}
 	k := d.eng.Reserve(at, PrioDeliver)
 	if d.pending && d.pendAt <= d.clock.NextEdge(at) && d.eng.Virtual(k) {
+		if d.idle && at > d.pendAt {
+			d.eng.ScheduleKey(k, h, 0)
+			return
+		}
 		d.arrivals = append(d.arrivals, arrival{k, h})
 		return
 	}
@@ -210,4 +259,63 @@ func (d *TickDriver) checkArrivals(now Tick) {
 	}
 	clear(d.arrivals[len(keep):])
 	d.arrivals = keep
+}
+
+// WakeIdle is WakeAt(t) for a tick the component knows, now, will do only
+// what IdleTicker.IdleTick does unless something wakes the driver (Wake,
+// WakeAt, a port arrival) before it runs. The tick is reserved at the
+// place WakeAt would give it but not queued: a wake before that place
+// queues it there, and it runs as usual; otherwise its place passes and
+// Settle runs IdleTick for it. Either way every other event keeps its
+// place and the run is the same, less one event. Without an IdleTicker,
+// when a tick or reserved arrival is already pending, or on another queue
+// than the engine's own (the reference of the tests), it is WakeAt.
+func (d *TickDriver) WakeIdle(t Tick) {
+	if d.idler == nil || d.idle || d.pending || len(d.arrivals) > 0 || d.eng.alt != nil {
+		d.WakeAt(t)
+		return
+	}
+	e := d.eng
+	at := d.nextEdge(max(t, e.now))
+	if d.ticked && at <= d.lastTick {
+		at = d.lastTick + d.clock.Period
+	}
+	k := d.keyFor(at)
+	if !e.Virtual(k) {
+		d.pending, d.pendAt, d.pendKey = true, at, k
+		d.pendH = e.pushTracked(k, d, uint64(at))
+		return
+	}
+	d.pending, d.pendAt, d.pendKey, d.pendH = true, at, k, handle{}
+	d.idle = true
+}
+
+// touch is a wake reaching a driver whose pending tick is reserved: if its
+// place has passed, it ran (Settle); otherwise it is queued at its key.
+func (d *TickDriver) touch() {
+	d.Settle()
+	if d.idle {
+		d.idle = false
+		d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
+	}
+}
+
+// Settle runs the bookkeeping of a reserved idle tick whose place has
+// passed (IdleTick), so that the component's state and statistics are
+// those of the run that queued it. Wakes settle by themselves; readers of
+// statistics call it first (Registry.OnRead).
+func (d *TickDriver) Settle() {
+	if !d.idle || !d.eng.Passed(d.pendKey) {
+		return
+	}
+	d.idle = false
+	d.pending = false
+	at := d.pendAt
+	d.lastTick = at
+	d.ticked = true
+	d.ticks++
+	d.idler.IdleTick(at)
+	if len(d.arrivals) > 0 {
+		d.checkArrivals(at) // all at or before at: forgotten
+	}
 }

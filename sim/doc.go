@@ -45,6 +45,15 @@
 // that was refused. Pipelines tick their last stage first so that an item
 // moves at most one stage per cycle.
 //
+// A component that knows at one tick that its next tick can only do
+// bookkeeping unless something wakes it first (a stage whose head item will
+// find the next queue full) asks for it with WakeIdle: the tick's place in
+// the order is reserved, not queued. A wake before that place queues it
+// there, and it runs as any tick; otherwise its bookkeeping (IdleTick) runs
+// when the component is next woken or its statistics are read
+// (Registry.OnRead), with the state of that time. Either way every other
+// event runs where it would have.
+//
 // # Randomness, statistics, tracing
 //
 // Each component draws from its own stream, derived from the run's seed and

@@ -83,6 +83,10 @@ func (p *Port[T]) CanSend() bool {
 	return false
 }
 
+// WatchSpace registers the sender for a wake-up when space frees, as a
+// refused CanSend does, without counting a refusal.
+func (p *Port[T]) WatchSpace() { p.blocked = true }
+
 // Send enqueues m. It returns an error if no credit is available (the caller
 // should have asked CanSend); the message is then not sent.
 func (p *Port[T]) Send(m T) error {

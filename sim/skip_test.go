@@ -38,6 +38,19 @@ type skipComp struct {
 	out   []*Port[int]
 	sent  int
 	ticks int
+	// idleAt is the time of the tick asked for by WakeIdle: a tick then
+	// only counts itself in idles.
+	idleAt Tick
+	idles  int
+}
+
+// IdleTick is the tick at idleAt, which only counts itself.
+func (c *skipComp) IdleTick(at Tick) {
+	if at != c.idleAt {
+		panic(fmt.Sprintf("C%d: idle tick at %v, asked for at %v", c.id, at, c.idleAt))
+	}
+	c.idleAt = 0
+	c.idles++
 }
 
 type skipEvent struct{ m *skipModel }
@@ -69,6 +82,14 @@ func newSkipModel(eng *Engine, seed uint64) *skipModel {
 }
 
 func (c *skipComp) Tick(now Tick) bool {
+	switch {
+	case c.idleAt == 0:
+	case now == c.idleAt:
+		c.IdleTick(now)
+		return false
+	case now > c.idleAt:
+		c.idleAt = 0 // no tick then: a wake before it asked for an earlier one
+	}
 	m := c.m
 	c.ticks++
 	m.log = append(m.log, fmt.Sprintf("%d tick C%d", now, c.id))
@@ -102,6 +123,11 @@ func (c *skipComp) Tick(now Tick) bool {
 	case 4:
 		other := m.comps[m.rng.IntN(len(m.comps))].drv
 		other.WakeAt(now + Tick(m.rng.IntN(4))*other.Clock().Period)
+	case 6: // a tick that will only count itself unless woken before
+		if c.idleAt == 0 {
+			c.idleAt = now + Tick(1+m.rng.IntN(3))*period
+			c.drv.WakeIdle(c.idleAt)
+		}
 	}
 	return m.rng.IntN(3) > 0
 }
@@ -124,16 +150,29 @@ func TestLeftOutEventsChangeNothingElse(t *testing.T) {
 	for r := range 10 {
 		s := seed + uint64(r)
 		eng := NewEngine()
-		got, gotEnd := newSkipModel(eng, s).run()
+		gm := newSkipModel(eng, s)
+		got, gotEnd := gm.run()
 		ref := newEngineWith(&heap4Queue{})
-		want, wantEnd := newSkipModel(ref, s).run()
+		wm := newSkipModel(ref, s)
+		want, wantEnd := wm.run()
 		if i := firstDiff(want, got); i >= 0 {
 			t.Fatalf("round %d (seed %d): the run differs from the one that leaves nothing out at line %d:\nwant %q\ngot  %q", r, s,
 				i, want[max(0, i-8):min(len(want), i+3)], got[max(0, i-8):min(len(got), i+3)])
 		}
 		require.Equal(t, wantEnd, gotEnd, "round %d: the run ends at another time", r)
+		require.Equal(t, wm.idles(), gm.idles(), "round %d: idle ticks", r)
 		require.Less(t, eng.Executed(), ref.Executed(), "round %d: nothing was left out", r)
 	}
+}
+
+// idles is the number of idle ticks run, once every driver has settled.
+func (m *skipModel) idles() int {
+	n := 0
+	for _, c := range m.comps {
+		c.drv.Settle()
+		n += c.idles
+	}
+	return n
 }
 
 // firstDiff is the first index where a and b differ, or -1.

@@ -207,6 +207,18 @@ func (h *Histogram) Summarize() Summary {
 type Registry struct {
 	entries []regEntry
 	names   map[string]bool
+	onRead  []func()
+}
+
+// OnRead registers f to run before statistics are read (Snapshot,
+// CounterRef.Value): a block whose counters can lag the simulated time
+// brings them up to date there (TickDriver.Settle).
+func (r *Registry) OnRead(f func()) { r.onRead = append(r.onRead, f) }
+
+func (r *Registry) sync() {
+	for _, f := range r.onRead {
+		f()
+	}
 }
 
 type regEntry struct {
@@ -282,10 +294,14 @@ func (r *Registry) Formula(name, unit, desc string, f func() float64) error {
 type CounterRef struct {
 	Name, Unit string
 	ptr        *uint64
+	r          *Registry
 }
 
 // Value is the counter's current value.
-func (c CounterRef) Value() uint64 { return *c.ptr }
+func (c CounterRef) Value() uint64 {
+	c.r.sync()
+	return *c.ptr
+}
 
 // Counters lists the registered counters (not histograms or formulas),
 // sorted by name.
@@ -293,7 +309,7 @@ func (r *Registry) Counters() []CounterRef {
 	var out []CounterRef
 	for _, e := range r.entries {
 		if e.ctr != nil {
-			out = append(out, CounterRef{Name: e.name, Unit: e.unit, ptr: e.ctr})
+			out = append(out, CounterRef{Name: e.name, Unit: e.unit, ptr: e.ctr, r: r})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -312,6 +328,7 @@ type StatValue struct {
 
 // Snapshot returns every statistic sorted by name.
 func (r *Registry) Snapshot() []StatValue {
+	r.sync()
 	out := make([]StatValue, 0, len(r.entries))
 	for _, e := range r.entries {
 		sv := StatValue{Name: e.name, Unit: e.unit, Desc: e.desc}
