@@ -36,7 +36,11 @@
 //     request at a time: RequestCycles before its first TLP is ready, then
 //     TLPsPerCycle TLPs a cycle. MWr are cut at MPS and MRd at MRRS on
 //     aligned boundaries; each MRd holds a tag until its last completion
-//     byte arrives.
+//     byte arrives. A channel's end for which no request waits is not an
+//     event: its place in the order is reserved (sim.Engine.Reserve) and
+//     the channel counts as free from then on (its meter's level drops at
+//     that time) when the path or the meter is next used; a request that
+//     queues for a channel makes the reserved ends events again.
 //   - Host (host.go, hostmem.go): answers an MRd with CplDs split at MPS
 //     or RCB, in address order, each sent once its data is ready. An MRd's
 //     data starts to be ready a latency after it arrives, drawn per MRd

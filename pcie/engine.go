@@ -31,6 +31,11 @@ type path struct {
 	meter    *sim.Meter // channels in use
 	freeEv   channelFree
 	scratch  tlp
+	// frees are the ends of busy channels whose events are reserved, not
+	// queued, in order: with no request waiting, a channel's end only
+	// lowers the level of the meter. They are queued at their keys as soon
+	// as a request waits, and counted (settle) when their place has passed.
+	frees []sim.Key
 }
 
 // channelFree is a channel of p finishing its request.
@@ -38,9 +43,58 @@ type channelFree struct{ p *path }
 
 func (e channelFree) Handle(now sim.Tick, arg uint64) {
 	p := e.p
+	p.settle()
 	p.busy--
 	p.meter.Set(now, uint64(p.busy))
 	p.startNext(now)
+}
+
+// reserveChannelEnds lets channelEnd reserve the ends no request waits
+// for (the tests turn it off to compare).
+var reserveChannelEnds = true
+
+// channelEnd is the end of a channel started now, at at: an event when a
+// request waits for a channel, otherwise a reserved place (frees).
+func (p *path) channelEnd(at sim.Tick) {
+	eng := p.d.l.eng
+	k := eng.Reserve(at, sim.PrioDefault)
+	if !reserveChannelEnds || p.wait.len() > 0 || !eng.Virtual(k) {
+		eng.ScheduleKey(k, p.freeEv, 0)
+		return
+	}
+	i := len(p.frees)
+	p.frees = append(p.frees, k)
+	for ; i > 0 && k.Before(p.frees[i-1]); i-- {
+		p.frees[i] = p.frees[i-1]
+	}
+	p.frees[i] = k
+}
+
+// settle counts the reserved channel ends whose place has passed: each
+// frees its channel at its time.
+func (p *path) settle() {
+	eng := p.d.l.eng
+	n := 0
+	for _, k := range p.frees {
+		if !eng.Passed(k) {
+			break
+		}
+		p.busy--
+		p.meter.Set(k.At(), uint64(p.busy))
+		n++
+	}
+	if n > 0 {
+		p.frees = append(p.frees[:0], p.frees[n:]...)
+	}
+}
+
+// queueFrees queues the reserved channel ends at their places: a request
+// waits for a channel.
+func (p *path) queueFrees() {
+	for _, k := range p.frees {
+		p.d.l.eng.ScheduleKey(k, p.freeEv, 0)
+	}
+	p.frees = p.frees[:0]
 }
 
 func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
@@ -72,6 +126,9 @@ func (p *path) enqueue(now sim.Tick, i uint32) {
 // next NIC clock edge (at once when a request costs no cycles, as in
 // IdealSpec).
 func (p *path) startNext(now sim.Tick) {
+	if len(p.frees) > 0 {
+		p.settle()
+	}
 	started := false
 	for p.wait.len() > 0 && p.busy < p.channels {
 		i := p.wait.pop()
@@ -94,8 +151,11 @@ func (p *path) startNext(now sim.Tick) {
 		started = true
 		if free := s + hold; free > now {
 			p.busy++
-			p.d.l.eng.After(free-now, sim.PrioDefault, p.freeEv, 0)
+			p.channelEnd(free)
 		}
+	}
+	if p.wait.len() > 0 && len(p.frees) > 0 {
+		p.queueFrees()
 	}
 	p.meter.Set(now, uint64(p.busy))
 	if started {

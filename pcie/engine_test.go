@@ -87,3 +87,24 @@ func TestRequestCyclesDelayTheFirstTLP(t *testing.T) {
 		require.InDelta(t, float64(want+ser(280)+lat), float64(at), float64(ser(20)), "TLP %d", k)
 	}
 }
+
+// A DMA channel's end that no request waits for is reserved, not queued:
+// every statistic and meter of a stream, from one outstanding transfer
+// (channels mostly idle) to many (requests waiting), is the one the queued
+// events give.
+func TestReservedChannelEndsChangeNoFigure(t *testing.T) {
+	for _, c := range []StreamConfig{
+		{Dir: DirWrite, SizeBytes: 64, Outstanding: 1, Warmup: 20, Measure: 300},
+		{Dir: DirRdWr, SizeBytes: 256, Outstanding: 4, Warmup: 50, Measure: 500},
+		{Dir: DirWrite, SizeBytes: 64, Outstanding: 128, Warmup: 200, Measure: 2000},
+		{Dir: DirRead, SizeBytes: 4096, Outstanding: 32, Warmup: 20, Measure: 200},
+	} {
+		got, err := RunStream(DefaultSpec(), rnicClock, c)
+		require.NoError(t, err)
+		reserveChannelEnds = false
+		want, err := RunStream(DefaultSpec(), rnicClock, c)
+		reserveChannelEnds = true
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%+v", c)
+	}
+}

@@ -65,6 +65,11 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 	}
 	l.dma.rd.meter = must(add(nic+".DMA.ReadChannels", "channels", uint64(l.spec.DMAReadChannels)))
 	l.dma.wr.meter = must(add(nic+".DMA.WriteChannels", "channels", uint64(l.spec.DMAWriteChannels)))
+	for _, p := range []*path{&l.dma.rd, &l.dma.wr} {
+		if p.meter != nil {
+			p.meter.OnRead(p.settle)
+		}
+	}
 	l.mmio.meter = must(add(host+".MMIO", "issue slots", 1))
 	if u := l.host.mem.iommu; u != nil {
 		u.meter = must(add(host+".IOMMU.Walkers", "walkers", uint64(len(u.walkers))))

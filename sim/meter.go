@@ -33,6 +33,22 @@ type Meter struct {
 	held  bool // fed by Set: counts units held, not service time
 
 	busy []uint64 // unit·ps of busy time per interval of the window
+
+	// sync, when set, brings the level up to date before it is read (a
+	// resource whose level changes at reserved events: OnRead).
+	sync func()
+}
+
+// OnRead registers f to run before the meter is read (InUse, Utilisation,
+// Series) or closed (Meters.Cut, Meters.Finish): its owner feeds there the
+// changes of level whose events it reserved instead of running them.
+func (m *Meter) OnRead(f func()) { m.sync = f }
+
+func (m *Meter) synced() *Meter {
+	if m.sync != nil {
+		m.sync()
+	}
+	return m
 }
 
 // Meters is the set of meters of one simulation and the measured window
@@ -108,6 +124,9 @@ func (ms *Meters) Cut(at Tick) error {
 	if ms.n == 0 || at <= ms.from || at > ms.to {
 		return fmt.Errorf("sim: meters: cut at %d outside the window (%d, %d]", at, ms.from, ms.to)
 	}
+	for _, m := range ms.list {
+		m.synced()
+	}
 	ms.to = at
 	ms.n = int((at - ms.from + ms.interval - 1) / ms.interval)
 	ms.lo, ms.hi, ms.k = 0, 0, 0
@@ -157,7 +176,7 @@ func (m *Meter) Set(now Tick, inUse uint64) {
 func (m *Meter) Held() bool { return m.held }
 
 // InUse is the level last given to Set.
-func (m *Meter) InUse() uint64 { return m.inUse }
+func (m *Meter) InUse() uint64 { return m.synced().inUse }
 
 func (m *Meter) add(start, end Tick, n uint64) {
 	// Fast path: the span lies in the interval last added to (lo < hi only
@@ -190,6 +209,7 @@ func (m *Meter) addSpan(start, end Tick, n uint64) {
 // past the window.
 func (ms *Meters) Finish() {
 	for _, m := range ms.list {
+		m.synced()
 		if m.inUse > 0 && ms.to > m.since {
 			m.add(m.since, ms.to, m.inUse)
 			m.since = ms.to
@@ -201,6 +221,7 @@ func (ms *Meters) Finish() {
 // busy unit·time / (capacity x window length), in [0, 1] when the feeding
 // component respects its capacity.
 func (m *Meter) Utilisation() float64 {
+	m.synced()
 	ms := m.set
 	if ms.n == 0 {
 		return 0
@@ -214,6 +235,7 @@ func (m *Meter) Utilisation() float64 {
 
 // Series is the busy fraction per interval of the window.
 func (m *Meter) Series() []float64 {
+	m.synced()
 	ms := m.set
 	out := make([]float64, ms.n)
 	for k, b := range m.busy {

@@ -18,6 +18,9 @@ type qkey = Key
 // At is the key's time.
 func (k Key) At() Tick { return k.at }
 
+// Before reports whether k comes before o in the engine's order.
+func (k Key) Before(o Key) bool { return before(&k, &o) == 1 }
+
 // payload is what an event carries besides its key.
 type payload struct {
 	h   Handler
