@@ -17,7 +17,9 @@
 // PortsPerCycle lookups per NIC clock cycle; a request that finds every MSHR
 // busy keeps its place at the head of the cache's queue until a fill frees
 // one. DMA reads and writes wait for room in the DMA queue (DMA.CanAccept)
-// and the unit sleeps until the DMA wakes it.
+// and the unit sleeps until the DMA wakes it. The tick after the one that
+// empties every queue would do nothing: it is reserved, not queued
+// (sim.TickDriver.WakeIdle), and a request arriving first makes it a tick.
 //
 // Because data comes from the functional images, a cached copy can never be
 // stale: the cache decides when an access costs a DMA read, not what it

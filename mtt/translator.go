@@ -307,8 +307,25 @@ func (t *Translator) Tick(now sim.Tick) bool {
 	for i := range t.tabs {
 		progress = t.runPorts(i, now) || progress
 	}
+	if progress && t.drained() {
+		// The next tick would find nothing to do unless a request comes
+		// first: reserve it rather than queue it.
+		t.drv.WakeIdle(now + t.clock.Period)
+		return false
+	}
 	return progress
 }
+
+// drained reports whether no write, fill or lookup waits: a tick would do
+// nothing.
+func (t *Translator) drained() bool {
+	return t.writeQ.len() == 0 && t.tabs[0].issue.len() == 0 && t.tabs[1].issue.len() == 0 &&
+		t.tabs[0].ready.len() == 0 && t.tabs[1].ready.len() == 0
+}
+
+// IdleTick is the tick a drained unit asked for when nothing woke it
+// before: it does nothing.
+func (t *Translator) IdleTick(sim.Tick) {}
 
 func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 	tb := &t.tabs[ti]

@@ -205,16 +205,12 @@ func (s *stage) Tick(now sim.Tick) bool {
 	return false
 }
 
-// idleStallTicks lets stallsAt reserve the stall ticks instead of queuing
-// them (the tests turn it off to compare).
-var idleStallTicks = true
-
 // stallsAt reports whether the tick at next, unless something wakes the
 // stage first, can only find its head item's output queue full: the stage
 // is full (it accepts nothing) and the queue is full now. A pop from the
 // queue or any other wake before then makes it a real tick.
 func (s *stage) stallsAt(next sim.Tick) bool {
-	if !idleStallTicks || s.out == nil || s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
+	if s.out == nil || s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
 		return false
 	}
 	h := &s.fl[s.head]

@@ -49,16 +49,12 @@ func (e channelFree) Handle(now sim.Tick, arg uint64) {
 	p.startNext(now)
 }
 
-// reserveChannelEnds lets channelEnd reserve the ends no request waits
-// for (the tests turn it off to compare).
-var reserveChannelEnds = true
-
 // channelEnd is the end of a channel started now, at at: an event when a
 // request waits for a channel, otherwise a reserved place (frees).
 func (p *path) channelEnd(at sim.Tick) {
 	eng := p.d.l.eng
 	k := eng.Reserve(at, sim.PrioDefault)
-	if !reserveChannelEnds || p.wait.len() > 0 || !eng.Virtual(k) {
+	if p.wait.len() > 0 || !eng.Virtual(k) {
 		eng.ScheduleKey(k, p.freeEv, 0)
 		return
 	}

@@ -149,6 +149,9 @@ func (s *streamDriver) next(walk *uint64) uint64 {
 // it starts, so utilisations are rescaled to the real window at the end.
 const streamHorizon = sim.Tick(1) << 60
 
+// newStreamEnv builds a stream's environment (tests swap it).
+var newStreamEnv = sim.NewEnv
+
 // RunStream simulates one stream on a fresh link whose DMA engine runs at
 // nicClock, and measures it.
 func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamResult, error) {
@@ -165,7 +168,7 @@ func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamRes
 	if seed == 0 {
 		seed = 1
 	}
-	env := sim.NewEnv(seed)
+	env := newStreamEnv(seed)
 	l, err := New("NIC.PCIe", spec, env, nicClock)
 	if err != nil {
 		return StreamResult{}, err
