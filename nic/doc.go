@@ -61,9 +61,10 @@
 // (newEngine): a new stage is a file with its stageWork, one line in that
 // list and its StageSpec in Spec. A full stage whose finished head item
 // will find the next queue still full does not queue the tick that finds
-// it so: it reserves it (sim.TickDriver.WakeIdle), and the stall is
-// counted at the same time unless a pop from that queue, or any other
-// wake, makes it a real tick first.
+// it so (nor does a WQE fetch with every slot taken whose next WQE will
+// find its engine's queue full): it reserves it (sim.TickDriver.WakeIdle),
+// and the stall is counted at the same time unless a pop from that queue,
+// or any other wake, makes it a real tick first.
 //
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA

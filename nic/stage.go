@@ -110,11 +110,15 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	return s
 }
 
-// settle brings every stage's state and statistics up to now: a stage's
-// reserved idle tick whose place has passed ran (sim.TickDriver.Settle).
+// settle brings every stage's and the WQE fetch's state and statistics up
+// to now: a reserved idle tick whose place has passed ran
+// (sim.TickDriver.Settle).
 func (a *Adapter) settle() {
 	for _, s := range a.stages {
 		s.drv.Settle()
+	}
+	if a.fetch != nil {
+		a.fetch.drv.Settle()
 	}
 }
 

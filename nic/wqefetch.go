@@ -22,6 +22,8 @@ type wqeFetch struct {
 	slots   []fetchSlot
 	free    []uint32
 	ready   []uint32 // slots whose data is on the NIC, in arrival order
+	// stallPort is the engine queue a reserved stall tick found full.
+	stallPort *sim.Port[item]
 }
 
 type fetchSlot struct {
@@ -31,6 +33,7 @@ type fetchSlot struct {
 }
 
 var _ sim.Handler = (*wqeFetch)(nil)
+var _ sim.IdleTicker = (*wqeFetch)(nil)
 
 func newWQEFetch(a *Adapter) *wqeFetch {
 	n := a.spec.WQEFetchOutstandingMax
@@ -70,10 +73,41 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		f.in.Pop()
 		f.read(r, f.take(r))
 	}
-	if next != sim.MaxTick {
+	switch {
+	case next == sim.MaxTick:
+	case f.stallsAt(next):
+		f.stallPort.WatchSpace()
+		f.drv.WakeIdle(next)
+	default:
 		f.drv.WakeAt(next)
 	}
 	return false
+}
+
+// stallsAt reports whether the tick at next, unless something wakes the
+// fetch first, can only find the engine queue of its first ready WQE full:
+// every slot is taken (it accepts no request) and that queue is full now.
+// A pop from the queue, a read completing or any other wake before then
+// makes it a real tick.
+func (f *wqeFetch) stallsAt(next sim.Tick) bool {
+	if len(f.free) > 0 || len(f.ready) == 0 || next < f.nextAccept {
+		return false
+	}
+	sl := &f.slots[f.ready[0]]
+	port := f.a.engines[f.a.qps[sl.req.qp].engine].first.in
+	if sl.readyAt > next || port.Len() < port.Cap() {
+		return false
+	}
+	f.stallPort = port
+	return true
+}
+
+// IdleTick is the tick stallsAt foresaw, which nothing woke the fetch
+// before: its first ready WQE found the engine queue full (CanSend refused,
+// the fetch registered for space by WatchSpace).
+func (f *wqeFetch) IdleTick(sim.Tick) {
+	f.stallPort.Refused++
+	f.a.Stats.FetchStalls++
 }
 
 // handOn sends up to ItemsPerCycle fetched WQEs to their engines, in
