@@ -38,6 +38,18 @@ func (a *Adapter) newBlock(name string, sp StageSpec, t sim.Ticker) block {
 		latency: sim.Tick(sp.LatencyCycles) * p, interval: sim.Tick(sp.IntervalCycles) * p, ipc: int(sp.ItemsPerCycle)}
 }
 
+// wakeFor asks for a tick at next. stalls: that tick can only find the
+// queue full (unless a wake comes first), so it is reserved (WakeIdle) and
+// a pop from full will wake the block.
+func (b *block) wakeFor(next sim.Tick, stalls bool, full *sim.Port[item]) {
+	if !stalls {
+		b.drv.WakeAt(next)
+		return
+	}
+	full.WatchSpace()
+	b.drv.WakeIdle(next)
+}
+
 // took records n items taken at now: each holds one of the block's
 // ItemsPerCycle slots for IntervalCycles.
 func (b *block) took(now sim.Tick, n int) {
@@ -198,13 +210,8 @@ func (s *stage) Tick(now sim.Tick) bool {
 	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
-	switch {
-	case next == sim.MaxTick:
-	case s.stallsAt(next):
-		s.out.WatchSpace()
-		s.drv.WakeIdle(next)
-	default:
-		s.drv.WakeAt(next)
+	if next != sim.MaxTick {
+		s.wakeFor(next, s.stallsAt(next), s.out)
 	}
 	return false
 }

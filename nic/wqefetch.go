@@ -73,13 +73,9 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		f.in.Pop()
 		f.read(r, f.take(r))
 	}
-	switch {
-	case next == sim.MaxTick:
-	case f.stallsAt(next):
-		f.stallPort.WatchSpace()
-		f.drv.WakeIdle(next)
-	default:
-		f.drv.WakeAt(next)
+	if next != sim.MaxTick {
+		stalls := f.stallsAt(next) // sets stallPort
+		f.wakeFor(next, stalls, f.stallPort)
 	}
 	return false
 }
