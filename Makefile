@@ -8,7 +8,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines validate fuzz clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare scale determinism regress baselines validate fuzz clean help
 
 all: build test
 
@@ -18,6 +18,7 @@ help:
 	@echo "make test-fast    all tests without the invariants tag"
 	@echo "make lint         gofmt check, go vet, staticcheck"
 	@echo "make bench        kernel, PCIe and MTT benchmarks with allocation counts"
+	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
 	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
@@ -52,6 +53,10 @@ lint: fmt-check vet staticcheck
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# The scale run of docs/scaling.md, with its wall time and peak memory.
+scale: build
+	/usr/bin/time -f 'scale: %e s wall, %M KB peak resident' $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force
 
 determinism:
 	$(GO) test -count=2 -run 'Determin|ByteIdentical' $(PKGS)

