@@ -13,6 +13,8 @@ import "github.com/nicsim/nicsim/nic"
 type RDMAParams struct {
 	SizeBytes    Dist     `yaml:"size_bytes" json:"size_bytes" check:"0..16777216"`
 	RemotePages  uint32   `yaml:"remote_pages" json:"remote_pages" check:"1..65536"`
+	RemoteMRs    uint32   `yaml:"remote_mrs" json:"remote_mrs" check:"1..1048576"`
+	RemoteMR     *Dist    `yaml:"remote_mr" json:"remote_mr,omitempty" check:"0..1048575"`
 	AlignBytes   uint64   `yaml:"align_bytes" json:"align_bytes" check:"1..1048576"`
 	RemoteRights []string `yaml:"remote_rights" json:"remote_rights" check:"len:0..2 remote_read|remote_write"`
 }
@@ -21,7 +23,7 @@ type RDMAParams struct {
 // operation needs (none for send: its buffers are receives).
 func rdmaParams(rights ...string) func() any {
 	return func() any {
-		return &RDMAParams{SizeBytes: Fixed(64), RemotePages: 16, AlignBytes: 64, RemoteRights: append([]string(nil), rights...)}
+		return &RDMAParams{SizeBytes: Fixed(64), RemotePages: 16, RemoteMRs: 1, AlignBytes: 64, RemoteRights: append([]string(nil), rights...)}
 	}
 }
 
@@ -54,7 +56,49 @@ func checkRDMA(c *Checker, w *Workload, g *Generator) {
 	if g.Kind == "send" && g.Outstanding > int(a.MaxReceiveQueueDepth) {
 		c.Errorf("outstanding", "%d receives per QP exceed adapter.nic.max_receive_queue_depth = %d", g.Outstanding, a.MaxReceiveQueueDepth)
 	}
+	checkRemoteMRs(c, g.Kind, p)
 	checkRemoteQPs(c, w)
+	checkRemoteTables(c, w)
+}
+
+// remoteWindowPages is the host b address window of one remote generator
+// (workloads/traffic: rdmaGenStride, 4 GiB) in pages: its remote MRs lie
+// side by side in it.
+const remoteWindowPages = 1 << 20
+
+// checkRemoteMRs checks the choice of remote MR: several MRs only for the
+// kinds that address one (rdma_write, rdma_read), side by side in the
+// generator's window, and a remote_mr distribution inside 0..remote_mrs-1.
+func checkRemoteMRs(c *Checker, kind string, p *RDMAParams) {
+	if kind == "send" && (p.RemoteMRs > 1 || p.RemoteMR != nil) {
+		c.Errorf("remote_mrs", "send posts its receives on one MR of host b: remote_mrs and remote_mr apply to rdma_write and rdma_read")
+		return
+	}
+	if n := uint64(p.RemoteMRs) * uint64(p.RemotePages); n > remoteWindowPages {
+		c.Errorf("remote_mrs", "remote_mrs x remote_pages = %d pages exceed a generator's %d-page (4 GiB) window on host b", n, remoteWindowPages)
+	}
+	if p.RemoteMR != nil && p.RemoteMR.Largest() >= uint64(p.RemoteMRs) {
+		c.Errorf("remote_mr", "MR index %d is out of range: remote_mrs = %d gives indexes 0..%d", p.RemoteMR.Largest(), p.RemoteMRs, p.RemoteMRs-1)
+	}
+}
+
+// checkRemoteTables checks that host b's MRs (the remote generators'
+// remote_mrs, each of remote_pages pages) fit its key table and MTT: host b
+// has the adapter of host a.
+func checkRemoteTables(c *Checker, w *Workload) {
+	var keys, mtt uint64
+	for i := range w.Generators {
+		if p, ok := w.Generators[i].Params.(*RDMAParams); ok {
+			keys += uint64(p.RemoteMRs)
+			mtt += uint64(p.RemoteMRs) * uint64(p.RemotePages)
+		}
+	}
+	if keys > uint64(w.Adapter.MTT.KeyTableEntriesMax) {
+		c.Errorf("remote_mrs", "host b's MRs need %d key-table entries, more than adapter.mtt.key_table_entries_max = %d", keys, w.Adapter.MTT.KeyTableEntriesMax)
+	}
+	if mtt > uint64(w.Adapter.MTT.MTTEntriesMax) {
+		c.Errorf("remote_mrs", "host b's MRs need %d MTT entries, more than adapter.mtt.mtt_entries_max = %d", mtt, w.Adapter.MTT.MTTEntriesMax)
+	}
 }
 
 // pagesOf is the pages n bytes from a page boundary touch.
@@ -65,7 +109,14 @@ func pagesOf(n uint64) uint64 { return (n + nic.PageSizeBytes - 1) / nic.PageSiz
 // a, from its start; a Send into the receive buffer at the start of the
 // remote MR on b.
 func writeHostPages(g *Generator) (a, b uint64) {
-	return 0, uint64(g.Params.(*RDMAParams).RemotePages)
+	p := g.Params.(*RDMAParams)
+	return 0, uint64(p.RemoteMRs) * uint64(p.RemotePages)
+}
+
+// rdmaSourceBytes is the records a remote generator keeps beyond its slots:
+// per remote MR on host b, its MR object and its token.
+func rdmaSourceBytes(g *Generator) uint64 {
+	return uint64(g.Params.(*RDMAParams).RemoteMRs) * (nic.Objects().MR + 8 + 4)
 }
 
 func readHostPages(g *Generator) (a, b uint64) {
@@ -80,10 +131,10 @@ func sendHostPages(g *Generator) (a, b uint64) {
 func init() {
 	RegisterKind(Kind{Name: "rdma_write", Remote: true,
 		Summary: "NdkWrite of size_bytes from host a into a registered remote MR on host b, over the wire",
-		Params:  rdmaParams("remote_write"), Check: checkRDMA, HostPages: writeHostPages})
+		Params:  rdmaParams("remote_write"), Check: checkRDMA, HostPages: writeHostPages, SourceBytes: rdmaSourceBytes})
 	RegisterKind(Kind{Name: "rdma_read", Remote: true,
 		Summary: "NdkRead of size_bytes from a registered remote MR on host b into host a, over the wire",
-		Params:  rdmaParams("remote_read"), Check: checkRDMA, HostPages: readHostPages})
+		Params:  rdmaParams("remote_read"), Check: checkRDMA, HostPages: readHostPages, SourceBytes: rdmaSourceBytes})
 	RegisterKind(Kind{Name: "send", Remote: true,
 		Summary: "NdkSend of size_bytes from host a to receives host b keeps posted, over the wire",
 		Params:  rdmaParams(), Check: checkRDMA, HostPages: sendHostPages})

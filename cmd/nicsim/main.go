@@ -1,10 +1,3 @@
-// Command nicsim runs the nicsim RDMA NIC simulator. See README.md.
-//
-// Each command (the commands table in main.go, one file each) parses its
-// flags and prints; the work is in the packages: workloads (loading and
-// checking files), workloads/traffic (running them), workloads/scenario,
-// results (output folders, compare, plots, merge, baselines) and pcie
-// (nicsim pcie). docs/ARCHITECTURE.md follows a run file by file.
 package main
 
 import (

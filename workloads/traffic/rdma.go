@@ -18,10 +18,12 @@ import (
 // Objects (set up before warm-up, pending calls run to completion): per
 // generator one CQ on each host, streams connected QP pairs, a local MR on
 // a (local_pages pages: the largest size_bytes rounded up, local write and
-// RDMA read sink) and a remote MR on b of remote_pages pages with
-// remote_rights (rdma_write: remote_write; rdma_read: remote_read; send:
-// the receive buffers, local write). The remote address of a Write or Read
-// is uniform in the remote MR, aligned to align_bytes. For send, b keeps
+// RDMA read sink) and remote_mrs remote MRs on b, side by side, of
+// remote_pages pages each with remote_rights (rdma_write: remote_write;
+// rdma_read: remote_read; send: one MR, the receive buffers, local write).
+// A Write or Read picks its remote MR from remote_mr (default: uniform over
+// the MRs; with one MR no draw is made) and its address uniform in that MR,
+// aligned to align_bytes. For send, b keeps
 // outstanding receives posted per QP and reposts each on its completion.
 // A post that fails inline stops the run (Model.Fail). A failed request
 // counts under its status name; an access error puts the QP pair in error
@@ -48,9 +50,9 @@ type rdmaSource struct {
 	done Done
 	hostPairs
 	local   *nic.MR
-	remote  *nic.MR
+	remotes []*nic.MR // remote_mrs MRs on b, MR i at remVA + i x remLen
 	ltok    uint32
-	rtok    uint32
+	rtoks   []uint32
 	localVA uint64
 	remVA   uint64
 	remLen  uint64
@@ -136,20 +138,26 @@ func (s *rdmaSource) registerBuffers() error {
 	if err := su.registerOne(a, pda, s.localVA, pageRound(s.p.SizeBytes.Largest()), nic.MRAllowLocalWrite|nic.MRRDMAReadSink, &s.local); err != nil {
 		return err
 	}
-	if err := su.registerOne(b, pdb, s.remVA, s.remLen, rflags, &s.remote); err != nil {
-		return err
+	s.remotes = make([]*nic.MR, s.p.RemoteMRs)
+	for i := range s.remotes {
+		if err := su.registerOne(b, pdb, s.remVA+uint64(i)*s.remLen, s.remLen, rflags, &s.remotes[i]); err != nil {
+			return err
+		}
 	}
 	if err := su.run(); err != nil {
 		return err
 	}
 	s.ltok = a.GetLocalTokenFromMr(s.local)
-	s.rtok = b.GetRemoteTokenFromMr(s.remote)
+	s.rtoks = make([]uint32, len(s.remotes))
+	for i, mr := range s.remotes {
+		s.rtoks[i] = b.GetRemoteTokenFromMr(mr)
+	}
 	return nil
 }
 
 func (s *rdmaSource) postRecv(qb *nic.QP, ctx uint64) nic.Status {
 	n := uint32(min(s.p.SizeBytes.Largest(), s.remLen))
-	return s.m.B.Receive(qb, ctx, nic.SGE{VirtualAddress: s.remVA, Length: n, Token: s.m.B.GetLocalTokenFromMr(s.remote)})
+	return s.m.B.Receive(qb, ctx, nic.SGE{VirtualAddress: s.remVA, Length: n, Token: s.m.B.GetLocalTokenFromMr(s.remotes[0])})
 }
 
 // Start posts one request.
@@ -167,20 +175,35 @@ func (s *rdmaSource) Start(now sim.Tick, op *Op, done Done) error {
 		call = "NdkSend"
 		st = s.m.NIC.Send(qp, op.Index, sge, 0)
 	default:
+		mr := s.pickRemote()
 		slots := (s.remLen - n) / s.p.AlignBytes
-		va := s.remVA + s.rng.Uint64N(slots+1)*s.p.AlignBytes
+		va := s.remVA + mr*s.remLen + s.rng.Uint64N(slots+1)*s.p.AlignBytes
 		if s.mode == modeWrite {
 			call = "NdkWrite"
-			st = s.m.NIC.Write(qp, op.Index, sge, va, s.rtok, 0)
+			st = s.m.NIC.Write(qp, op.Index, sge, va, s.rtoks[mr], 0)
 		} else {
 			call = "NdkRead"
-			st = s.m.NIC.Read(qp, op.Index, sge, va, s.rtok, 0)
+			st = s.m.NIC.Read(qp, op.Index, sge, va, s.rtoks[mr], 0)
 		}
 	}
 	if st != nic.StatusSuccess {
 		s.m.Fail(inlineFailure(call, st))
 	}
 	return nil
+}
+
+// pickRemote is the index of the remote MR a Write or Read addresses:
+// drawn from remote_mr, else uniform over remote_mrs; with one MR and no
+// distribution, 0 without a draw (the stream's draws stay those of a file
+// without the keys).
+func (s *rdmaSource) pickRemote() uint64 {
+	switch {
+	case s.p.RemoteMR != nil:
+		return s.p.RemoteMR.Sample(s.rng)
+	case len(s.remotes) > 1:
+		return s.rng.Uint64N(uint64(len(s.remotes)))
+	}
+	return 0
 }
 
 // Handle is host a's CQ visible hook: a consumer spinning on the CQ.
