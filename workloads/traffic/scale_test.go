@@ -3,7 +3,7 @@ package traffic
 import (
 	"fmt"
 	"os"
-	"runtime"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,32 +18,21 @@ type scaleShape struct {
 	keys, mtt            int
 }
 
-// scaleHeld loads workloads/scale.yaml at shape s, sets it up and runs it
-// for 2 µs, and returns the heap it holds then (after a collection) and
-// the loader's estimate of its memory.
+// scaleHeld loads workloads/scale.yaml at shape s, closed loop (its
+// arrival line left out, so that every slot has an operation in flight, the
+// most a slot holds), sets it up and runs it for 1 µs after 1 µs of
+// warm-up, and returns the heap it holds then (after a collection) and the
+// loader's estimate of its memory.
 func scaleHeld(t *testing.T, s scaleShape) (held, estimate uint64) {
 	t.Helper()
 	src, err := os.ReadFile("../scale.yaml")
 	require.NoError(t, err)
-	w := load(t, string(src), fmt.Sprint("generators.fr-inv.streams=", s.streams), fmt.Sprint("generators.fr-inv.outstanding=", s.outstanding),
+	closed := regexp.MustCompile(`(?m)^\s*arrival:.*\n`).ReplaceAllString(string(src), "")
+	require.NotEqual(t, string(src), closed)
+	w := load(t, closed, fmt.Sprint("generators.fr-inv.streams=", s.streams), fmt.Sprint("generators.fr-inv.outstanding=", s.outstanding),
 		fmt.Sprint("adapter.mtt.key_table_entries_max=", s.keys), fmt.Sprint("adapter.mtt.mtt_entries_max=", s.mtt),
 		"run.warmup_us=1", "run.duration_us=1").Points[0]
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	m, err := Build(w)
-	require.NoError(t, err)
-	g, err := newGenerator(m, &w.Generators[0], w.Run.Seed, 0, 0, nil)
-	require.NoError(t, err)
-	m.gens = append(m.gens, g)
-	r := &pointRun{w: w, m: m}
-	r.start()
-	_, err = r.advance(RunOptions{})
-	require.NoError(t, err)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(r)
-	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), workloads.MemoryTotal(w.MemoryEstimate())
+	return heldAfterRun(t, w), workloads.MemoryTotal(w.MemoryEstimate())
 }
 
 // Documented bounds of the memory per object (docs/scaling.md, "Memory per
