@@ -72,9 +72,20 @@ bench:
 bench-compare: bench
 	$(GO) tool benchstat $(BENCH_BASELINE) $(BENCH_OUT)
 
-# The scale run of docs/scaling.md, with its wall time and peak memory.
+# The scale run of docs/scaling.md, with its wall time and peak memory
+# (GNU time, when installed); it fails past SCALE_WALL_S_MAX seconds or
+# SCALE_KB_MAX KiB resident.
+SCALE_WALL_S_MAX ?= 60
+SCALE_KB_MAX     ?= 4194304
 scale: build
-	/usr/bin/time -f 'scale: %e s wall, %M KB peak resident' $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force
+	@if [ -x /usr/bin/time ]; then \
+	  /usr/bin/time -f '%e %M' -o $(BIN)/scale.time $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force && \
+	  awk -v w=$(SCALE_WALL_S_MAX) -v k=$(SCALE_KB_MAX) '{ printf "scale: %.1f s wall (limit %d), %.2f GiB peak resident (limit %.2f)\n", $$1, w, $$2/1048576, k/1048576; \
+	    if ($$1 > w || $$2 > k) { print "scale: over the limit"; exit 1 } }' $(BIN)/scale.time; \
+	else \
+	  echo "scale: /usr/bin/time not installed: running without measuring"; \
+	  $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force; \
+	fi
 
 determinism:
 	$(GO) test -count=2 -run 'Determin|ByteIdentical' $(PKGS)
