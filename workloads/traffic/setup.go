@@ -32,12 +32,30 @@ type setup struct {
 	// stopAtLast stops the engine when the last pending call completes, so
 	// that setup ends there rather than at the end of a setupStep.
 	stopAtLast bool
+	// refill, when set, issues further calls as pending ones complete (a
+	// source that keeps at most setupWindow calls pending); filling guards
+	// it against calls that complete while it issues.
+	refill  func()
+	filling bool
 }
 
-// release counts a pending call completed.
+// setupWindow bounds the creation calls a source keeps pending at once when
+// it has many to make: far more than the firmware's command queue holds
+// (adapter.nic.firmware_queue_depth, at most 1024), so the commands reach
+// the NIC when they would with every call made at once, while the
+// provider's backlog of commands and pending calls stays small. A variable
+// for the test that checks it changes no result.
+var setupWindow = 4096
+
+// release counts a pending call completed and, with refill, issues more.
 func (s *setup) release() {
 	s.waiting--
 	s.done++
+	if s.refill != nil && !s.filling {
+		s.filling = true
+		s.refill()
+		s.filling = false
+	}
 	if s.stopAtLast && s.waiting == 0 {
 		s.m.Env.Engine.Stop()
 	}

@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,4 +34,22 @@ func TestSetupRunsWhileCallsCompleteAndFailsWhenNoneDoes(t *testing.T) {
 	eng.Schedule(eng.Now()+stall/2, sim.PrioDefault, releaser{s}, 0)
 	err = s.run()
 	require.ErrorContains(t, err, "setup: 1 creation calls still pending, none completed in the last 1s of simulated time")
+}
+
+// fast_register_invalidate keeps at most setupWindow creation calls pending
+// and makes more as they complete: the firmware's command queue is never
+// short of work, so the run is byte-identical to making every call at once.
+func TestSetupWindowGivesTheResultsOfMakingEveryCallAtOnce(t *testing.T) {
+	src := "run: {warmup_us: 5, duration_us: 20}\n" +
+		"generators: [{kind: fast_register_invalidate, streams: 64, outstanding: 16, mr_pages: 4}]\n"
+	run := func(window int) []byte {
+		defer func(w int) { setupWindow = w }(setupWindow)
+		setupWindow = window
+		b, err := json.Marshal(runSrc(t, src))
+		require.NoError(t, err)
+		return b
+	}
+	windowed, atOnce := run(100), run(1<<20)
+	require.Equal(t, string(atOnce), string(windowed))
+	require.Contains(t, string(windowed), `"setup_ps":`)
 }
