@@ -18,6 +18,7 @@ import (
 //     Bind, an RDMA Write or Read, a RegisterMr or a DeregisterMr counts
 //     one);
 //   - events/req: engine events of the whole run per such request;
+//   - ns/event: wall nanoseconds per engine event;
 //   - allocs/req: heap allocations of the whole run per request.
 //
 // `make bench` runs them with the kernel's, PCIe's and MTT's benchmarks;
@@ -94,6 +95,7 @@ func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, 
 	n := float64(reqs)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/req")
 	b.ReportMetric(float64(events)/n, "events/req")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(events, 1)), "ns/event")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/req")
 }
 
