@@ -7,8 +7,17 @@ BIN         := $(CURDIR)/bin
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
+# make bench: the whole-simulator benchmarks (workloads/traffic) one run
+# per sample, WHOLE_COUNT samples; the kernel's, PCIe's, MTT's and the NIC's
+# for MICRO_TIME each, MICRO_COUNT samples.
+WHOLE_COUNT ?= 6
+MICRO_TIME  ?= 100ms
+MICRO_COUNT ?= 1
+MICRO_PKGS  := ./sim ./pcie ./mtt ./nic
+BENCH_OUT   ?= $(BIN)/bench.txt
+BENCH_BASELINE := results/bench/baseline.txt
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench determinism regress baselines validate fuzz clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare scale determinism regress baselines validate fuzz clean help
 
 all: build test
 
@@ -17,7 +26,9 @@ help:
 	@echo "make test         gofmt check, go vet, staticcheck, all tests with the invariants tag"
 	@echo "make test-fast    all tests without the invariants tag"
 	@echo "make lint         gofmt check, go vet, staticcheck"
-	@echo "make bench        kernel, PCIe and MTT benchmarks with allocation counts"
+	@echo "make bench        whole-simulator (ns, events, allocs per request), kernel, PCIe, MTT and NIC benchmarks; also in bin/bench.txt"
+	@echo "make bench-compare  make bench, then benchstat against results/bench/baseline.txt"
+	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
 	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
@@ -50,8 +61,31 @@ staticcheck: $(STATICCHECK)
 
 lint: fmt-check vet staticcheck
 
+# tee keeps the output; a failure is kept in a file, as /bin/sh has no pipefail.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	@mkdir -p $(BIN) && rm -f $(BENCH_OUT).failed
+	{ $(GO) test -run '^$$' -bench Whole -benchtime 1x -count $(WHOLE_COUNT) -benchmem ./workloads/traffic && \
+	  $(GO) test -run '^$$' -bench . -benchtime $(MICRO_TIME) -count $(MICRO_COUNT) -benchmem $(MICRO_PKGS) || \
+	  touch $(BENCH_OUT).failed; } | tee $(BENCH_OUT)
+	@if [ -e $(BENCH_OUT).failed ]; then rm -f $(BENCH_OUT).failed; echo "make bench: a benchmark failed" >&2; exit 1; fi
+
+bench-compare: bench
+	$(GO) tool benchstat $(BENCH_BASELINE) $(BENCH_OUT)
+
+# The scale run of docs/scaling.md, with its wall time and peak memory
+# (GNU time, when installed); it fails past SCALE_WALL_S_MAX seconds or
+# SCALE_KB_MAX KiB resident.
+SCALE_WALL_S_MAX ?= 60
+SCALE_KB_MAX     ?= 4194304
+scale: build
+	@if [ -x /usr/bin/time ]; then \
+	  /usr/bin/time -f '%e %M' -o $(BIN)/scale.time $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force && \
+	  awk -v w=$(SCALE_WALL_S_MAX) -v k=$(SCALE_KB_MAX) '{ printf "scale: %.1f s wall (limit %d), %.2f GiB peak resident (limit %.2f)\n", $$1, w, $$2/1048576, k/1048576; \
+	    if ($$1 > w || $$2 > k) { print "scale: over the limit"; exit 1 } }' $(BIN)/scale.time; \
+	else \
+	  echo "scale: /usr/bin/time not installed: running without measuring"; \
+	  $(BIN)/nicsim run workloads/scale.yaml --no-plots --out $(BIN)/scale-run --force; \
+	fi
 
 determinism:
 	$(GO) test -count=2 -run 'Determin|ByteIdentical' $(PKGS)

@@ -30,3 +30,5 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 )
+
+tool golang.org/x/perf/cmd/benchstat

@@ -20,21 +20,39 @@ type ObjectBytes struct {
 	CQE    uint64 // one CQ ring entry
 	MR     uint64 // an MR's record
 	MW     uint64 // an MW's record
+	// Create is what creating an MR or MW through a firmware command
+	// leaves held: the command's record, the pending call's, and their
+	// indexes in the free lists and the backlog, in slices that grow by
+	// doubling (so twice each).
+	Create uint64
 }
 
 // Objects is the size of each record.
 func Objects() ObjectBytes {
-	return ObjectBytes{QP: uint64(unsafe.Sizeof(QP{})), WR: uint64(unsafe.Sizeof(wr{})), RecvWR: uint64(unsafe.Sizeof(recvWR{})),
-		CQ: uint64(unsafe.Sizeof(CQ{})), CQE: uint64(unsafe.Sizeof(cqEntry{})), MR: uint64(unsafe.Sizeof(MR{})), MW: uint64(unsafe.Sizeof(MW{}))}
+	create := 2 * (uint64(unsafe.Sizeof(fwCmd{})) + uint64(unsafe.Sizeof(pendingCall{})) + 3*uint64(unsafe.Sizeof(int(0))))
+	return ObjectBytes{QP: AllocBytes(uint64(unsafe.Sizeof(QP{}))), WR: uint64(unsafe.Sizeof(wr{})), RecvWR: uint64(unsafe.Sizeof(recvWR{})),
+		CQ: AllocBytes(uint64(unsafe.Sizeof(CQ{}))), CQE: uint64(unsafe.Sizeof(cqEntry{})), MR: AllocBytes(uint64(unsafe.Sizeof(MR{}))),
+		MW: AllocBytes(uint64(unsafe.Sizeof(MW{}))), Create: create}
+}
+
+// AllocBytes bounds the heap one allocation of n bytes takes: Go rounds
+// an object of up to 32 KiB, with its 8 B header, up to a size class at
+// most a quarter larger (8192 B for 6920 B is the worst), and a larger
+// one up to whole 8 KiB pages.
+func AllocBytes(n uint64) uint64 {
+	if n+8 <= 32<<10 {
+		return (n + 8) * 5 / 4
+	}
+	return (n + 8 + 8191) &^ 8191
 }
 
 // QPBytes is a QP with initiator and receive queues of the given depths.
 func (o ObjectBytes) QPBytes(initiatorDepth, receiveDepth uint64) uint64 {
-	return o.QP + initiatorDepth*o.WR + receiveDepth*o.RecvWR
+	return o.QP + AllocBytes(initiatorDepth*o.WR) + AllocBytes(receiveDepth*o.RecvWR)
 }
 
 // CQBytes is a CQ of depth entries.
-func (o ObjectBytes) CQBytes(depth uint64) uint64 { return o.CQ + depth*o.CQE }
+func (o ObjectBytes) CQBytes(depth uint64) uint64 { return o.CQ + AllocBytes(depth*o.CQE) }
 
 // TableBytes is the most memory an adapter New builds from spec holds
 // before any object is created: its translation unit

@@ -95,8 +95,9 @@ func (w *Workload) hostMemoryItem() MemoryItem {
 
 // objectsItem bounds every kind's objects: per stream a QP of 2 x
 // outstanding initiator and outstanding receive entries, a CQ of 2 x
-// streams x outstanding entries, an MR or MW record per slot and stream,
-// the run's own records per slot, and what the kind's source keeps
+// streams x outstanding entries, an MR or MW record per slot and stream
+// with what its creation through a firmware command leaves held, the run's
+// own records per slot, and what the kind's source keeps
 // (Kind.SourceBytes); on each host for a remote kind.
 func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 	o := nic.Objects()
@@ -107,7 +108,7 @@ func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 		}
 		streams, out := uint64(g.Streams), uint64(g.Outstanding)
 		slots := streams * out
-		b := h * (streams*o.QPBytes(2*out, out) + o.CQBytes(2*slots) + (slots+streams+2)*max(o.MR, o.MW))
+		b := h * (streams*o.QPBytes(2*out, out) + o.CQBytes(2*slots) + (slots+streams+2)*(max(o.MR, o.MW)+o.Create))
 		b += slots * slotBytes
 		if k, ok := LookupKind(g.Kind); ok && k.SourceBytes != nil {
 			b += k.SourceBytes(g)

@@ -49,7 +49,7 @@ func TestUnknownTopLevelAndNestedKeysListAllowedKeys(t *testing.T) {
 
 func TestAbsurdQPCountRejectedWithRange(t *testing.T) {
 	msg := loadErr(t, "run: {duration_us: 5}\ngenerators:\n  - kind: dma_read\n    streams: 1000000000000\n")
-	require.Equal(t, "w.yaml:4:14: generators.0.streams: 1000000000000 is out of range 1..1024", msg)
+	require.Equal(t, "w.yaml:4:14: generators.0.streams: 1000000000000 is out of range 1..65536", msg)
 	msg = loadErr(t, "run: {duration_us: 5}\ngenerators:\n  - kind: dma_read\n    outstanding: 1e12\n")
 	require.Contains(t, msg, "generators.0.outstanding: 1e12 is out of range 1..4096")
 	msg = loadErr(t, "run: {duration_us: 5, ops: 99999999999999999999999}\ngenerators:\n  - kind: dma_read\n")
@@ -73,7 +73,7 @@ func TestEveryCountSizeRateAndDurationIsBounded(t *testing.T) {
 		{"arrival: {rate_mops: 1e9}", "generators.0.arrival.rate_mops: 1e9 is out of range 1e-6..1e4"},
 		{"arrival: {backlog_max: 1e9, rate_mops: 1}", "generators.0.arrival.backlog_max: 1e9 is out of range 1..1000000"},
 		{"align_bytes: 3", "generators.0.align_bytes: 3 must be a power of two in 1..2^30"},
-		{"streams: 1024\n    outstanding: 4096", "generators: streams x outstanding summed over generators is 4194304, more than 65536"},
+		{"streams: 1024\n    outstanding: 4096", "generators: streams x outstanding summed over generators is 4194304, more than 1048576"},
 	} {
 		msg := loadErr(t, "run: {duration_us: 5}\ngenerators:\n  - kind: dma_read\n    "+c.gen+"\n")
 		require.Contains(t, msg, c.want)

@@ -101,7 +101,7 @@ func (r *Region) Bytes() uint64 { return r.Pages * r.PageBytes }
 type Generator struct {
 	Name        string   `yaml:"name" json:"name" check:"len:1..64"`
 	Kind        string   `yaml:"kind" json:"kind"`
-	Streams     int      `yaml:"streams" json:"streams" check:"1..1024"`
+	Streams     int      `yaml:"streams" json:"streams" check:"1..65536"`
 	Outstanding int      `yaml:"outstanding" json:"outstanding" check:"1..4096"`
 	Arrival     *Arrival `yaml:"arrival" json:"arrival,omitempty"`
 	// Params is the kind's parameter struct (a pointer), decoded from the
@@ -128,7 +128,7 @@ func (a *Arrival) setDefaults() {
 
 // InFlightMax bounds operations in flight over all generators of a file
 // (streams x outstanding, summed).
-const InFlightMax = 1 << 16
+const InFlightMax = 1 << 20
 
 // BacklogTotalMax bounds the arrivals open-loop generators can hold waiting
 // (streams x arrival.backlog_max, summed over the generators of a file), as

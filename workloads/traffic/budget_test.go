@@ -24,32 +24,35 @@ func TestRunHoldsLessThanItsMemoryEstimate(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := load(t, src).Points[0]
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			m, err := Build(w)
-			require.NoError(t, err)
-			for i := range w.Generators {
-				g, err := newGenerator(m, &w.Generators[i], w.Run.Seed, 0, 0, nil)
-				require.NoError(t, err)
-				m.gens = append(m.gens, g)
-			}
-			r := &pointRun{w: w, m: m}
-			r.start()
-			_, err = r.advance(RunOptions{})
-			require.NoError(t, err)
-			runtime.GC()
-			runtime.ReadMemStats(&after)
-			held := after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
-			total := uint64(0)
-			for _, it := range w.MemoryEstimate() {
-				total += it.Bytes
-			}
+			held, total := heldAfterRun(t, w), workloads.MemoryTotal(w.MemoryEstimate())
 			t.Logf("held %s, estimate %s", workloads.Bytes(held), workloads.Bytes(total))
 			require.LessOrEqual(t, held, total)
-			runtime.KeepAlive(r)
 		})
 	}
+}
+
+// heldAfterRun builds point w, sets it up, runs it and returns the heap it
+// holds then (after a collection).
+func heldAfterRun(t *testing.T, w *workloads.Workload) uint64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Build(w)
+	require.NoError(t, err)
+	for i := range w.Generators {
+		g, err := newGenerator(m, &w.Generators[i], w.Run.Seed, 0, 0, nil)
+		require.NoError(t, err)
+		m.gens = append(m.gens, g)
+	}
+	r := &pointRun{w: w, m: m}
+	r.start()
+	_, err = r.advance(RunOptions{})
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(r)
+	return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
 }
 
 // nic.MetersMax bounds the meters a host registers (each holds a busy time

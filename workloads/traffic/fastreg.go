@@ -93,16 +93,23 @@ func newFRInvSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, e
 
 // createMRs creates the fast-register MR of every operation slot and
 // initialises it for mrPages pages, then runs pending calls (firmware
-// commands, MPT writes) to completion: setup ends with the last one.
+// commands, MPT writes) to completion: setup ends with the last one. At most
+// setupWindow calls are pending at once; more are made as they complete.
 func (s *frInvSource) createMRs(pd *nic.PD, mrPages uint32) error {
 	su := &setup{m: s.m, stopAtLast: true}
-	for i := range s.ops {
-		if err := s.createMR(su, pd, i, mrPages); err != nil {
-			return err
+	next := 0
+	su.refill = func() {
+		for ; next < len(s.ops) && su.waiting < setupWindow && su.err == nil; next++ {
+			if err := s.createMR(su, pd, next, mrPages); err != nil {
+				su.fail(err)
+			}
 		}
-		if su.err != nil {
-			return su.err
-		}
+	}
+	su.filling = true
+	su.refill()
+	su.filling = false
+	if su.err != nil {
+		return su.err
 	}
 	return su.run()
 }

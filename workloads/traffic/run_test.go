@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -182,6 +183,9 @@ func TestBuiltinWorkloadsLoadAndRunShort(t *testing.T) {
 			sets := []string{"run.warmup_us=2", "run.duration_us=100", "run.ops=0"}
 			if full.Points[0].Run.Ops > 0 {
 				sets = []string{"run.ops=100"}
+			}
+			if strings.HasSuffix(f, "scale.yaml") {
+				sets = append(sets, "generators.fr-inv.streams=256") // make scale runs it whole
 			}
 			short, err := workloads.LoadBytes(f, src, workloads.Options{Sets: sets})
 			require.NoError(t, err)

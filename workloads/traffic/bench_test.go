@@ -1,0 +1,118 @@
+package traffic
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/workloads"
+)
+
+// The whole-simulator benchmarks: each iteration runs one point of a
+// committed workload end to end (setup, warm-up, the measured window, the
+// result), as `nicsim run` does without writing files. Besides Go's ns/op
+// (one whole run) each reports:
+//
+//   - ns/req: wall nanoseconds of the whole run per simulated work request
+//     completed in the measured window (a FastRegister, an Invalidate, a
+//     Bind, an RDMA Write or Read, a RegisterMr or a DeregisterMr counts
+//     one);
+//   - events/req: engine events of the whole run per such request;
+//   - ns/event: wall nanoseconds per engine event;
+//   - allocs/req: heap allocations of the whole run per request.
+//
+// `make bench` runs them with the kernel's, PCIe's and MTT's benchmarks;
+// `make bench-compare` compares a run with results/bench/baseline.txt
+// (docs/kernel.md, "Speed is tracked").
+
+// BenchmarkWholeQuickstart is workloads/quickstart.yaml as committed: 16
+// QPs x 8 FastRegister+Invalidate chains, 1 ms.
+func BenchmarkWholeQuickstart(b *testing.B) {
+	benchWhole(b, "../quickstart.yaml", func(*workloads.Workload) bool { return true })
+}
+
+// BenchmarkWholeBind is workloads/bind-rate-vs-qps.yaml at 16 QPs (where
+// the upstream link saturates), 1 ms.
+func BenchmarkWholeBind(b *testing.B) {
+	benchWhole(b, "../bind-rate-vs-qps.yaml", func(w *workloads.Workload) bool { return w.Generators[0].Streams == 16 })
+}
+
+// BenchmarkWholeRDMA is workloads/rdma-read-write.yaml at 64 B: two hosts,
+// RDMA Writes and Reads, 4 QPs x 4 outstanding each, for 1 ms instead of
+// 200 µs, so that the figures per request do not rest on building the
+// model (two adapters' tables) alone.
+func BenchmarkWholeRDMA(b *testing.B) {
+	benchWhole(b, "../rdma-read-write.yaml", func(w *workloads.Workload) bool {
+		return w.Generators[0].Params.(*workloads.RDMAParams).SizeBytes.Largest() == 64
+	}, "run.duration_us=1000")
+}
+
+// BenchmarkWholeRegister is workloads/registermr-latency-vs-size.yaml at
+// 16 pages (RegisterMr then DeregisterMr, one at a time) with 2000
+// operations instead of 20, for the same reason.
+func BenchmarkWholeRegister(b *testing.B) {
+	benchWhole(b, "../registermr-latency-vs-size.yaml", func(w *workloads.Workload) bool {
+		return w.Generators[0].Params.(*workloads.RegisterMRParams).Pages.Largest() == 16
+	}, "run.ops=2000")
+}
+
+// benchWhole runs the point of the workload file at path that pick
+// chooses (with the overrides sets) b.N times and reports the figures
+// per request.
+func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, sets ...string) {
+	f, err := workloads.Load(path, workloads.Options{Sets: sets})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var w *workloads.Workload
+	for _, p := range f.Points {
+		if pick(p) {
+			w = p
+			break
+		}
+	}
+	if w == nil {
+		b.Fatalf("%s: no point to run", path)
+	}
+	var reqs, events uint64
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	for range b.N {
+		p, err := RunPoint(w, RunOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs += requests(p)
+		events += p.Events
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	if reqs == 0 {
+		b.Fatal("no request completed")
+	}
+	n := float64(reqs)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/req")
+	b.ReportMetric(float64(events)/n, "events/req")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(events, 1)), "ns/event")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/req")
+}
+
+// requests counts the work requests a point completed in its measured
+// window: the parts of a chained operation (FastRegister and Invalidate,
+// Bind and Invalidate, RegisterMr and DeregisterMr) each count, an
+// operation without parts counts one.
+func requests(p *results.PointResult) uint64 {
+	var n uint64
+	for _, g := range p.Generators {
+		if len(g.Parts) == 0 {
+			n += g.Completed
+			continue
+		}
+		for _, part := range g.Parts {
+			n += part.Completed
+		}
+	}
+	return n
+}
