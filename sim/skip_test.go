@@ -161,6 +161,7 @@ func TestLeftOutEventsChangeNothingElse(t *testing.T) {
 		}
 		require.Equal(t, wantEnd, gotEnd, "round %d: the run ends at another time", r)
 		require.Equal(t, wm.idles(), gm.idles(), "round %d: idle ticks", r)
+		require.Equal(t, wm.driverTicks(), gm.driverTicks(), "round %d: ticks per driver", r)
 		require.Less(t, eng.Executed(), ref.Executed(), "round %d: nothing was left out", r)
 	}
 }
@@ -173,6 +174,15 @@ func (m *skipModel) idles() int {
 		n += c.idles
 	}
 	return n
+}
+
+// driverTicks is the ticks every driver ran, reserved ones included.
+func (m *skipModel) driverTicks() []uint64 {
+	var out []uint64
+	for _, c := range m.comps {
+		out = append(out, c.drv.Ticks())
+	}
+	return out
 }
 
 // firstDiff is the first index where a and b differ, or -1.
