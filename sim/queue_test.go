@@ -291,7 +291,11 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 			}
 			for k := 0; k < nPush; k++ {
 				seq++
-				ev := event{at: now + g.next(), ord: uint64(rng.IntN(4)*10)<<seqBits | seq, arg: seq}
+				d := g.next()
+				if rng.IntN(32) == 0 {
+					d += Tick(ringSlots) << ringShift // past the window whatever the phase's spread
+				}
+				ev := event{at: now + d, ord: uint64(rng.IntN(4)*10)<<seqBits | seq, arg: seq}
 				if r := &q.small; q.ringMode {
 					s := uint64(ev.at) >> ringShift
 					switch {
