@@ -64,7 +64,10 @@
 // it so (nor does a WQE fetch with every slot taken whose next WQE will
 // find its engine's queue full): it reserves it (sim.TickDriver.WakeIdle),
 // and the stall is counted at the same time unless a pop from that queue,
-// or any other wake, makes it a real tick first.
+// or any other wake, makes it a real tick first. Once such a stage is
+// stalled, a wake that cannot free that queue (a message arriving at its
+// input, a completion of an item behind the head, a freed TPT slot) is
+// reserved the same way (sim.WakeIdler).
 //
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA

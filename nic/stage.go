@@ -107,7 +107,7 @@ type stage struct {
 }
 
 var _ sim.Handler = (*stage)(nil)
-var _ sim.IdleTicker = (*stage)(nil)
+var _ sim.WakeIdler = (*stage)(nil)
 
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
@@ -239,6 +239,20 @@ func (s *stage) IdleTick(now sim.Tick) {
 		s.stalled, s.stallSince = true, now
 		s.st.OutStalls++
 	}
+}
+
+// IdleOnWake reports whether a tick at the edge of now can only do what
+// IdleTick does: the stage is full (it accepts nothing, whatever arrives)
+// and stalled, its head item ready and its output queue full (the stage is
+// registered for the pop that frees it). Until that pop wakes the stage,
+// a wake by an arriving message, a completion of another item or a freed
+// TPT slot does that bookkeeping only.
+func (s *stage) IdleOnWake(now sim.Tick) bool {
+	if !s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
+		return false
+	}
+	h := &s.fl[s.head]
+	return !h.waiting && h.readyAt <= now
 }
 
 // nextSlot is the in-flight slot the item being accepted will take

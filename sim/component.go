@@ -65,6 +65,8 @@ type TickDriver struct {
 	// once its place has passed, settle runs its bookkeeping (IdleTick).
 	idle  bool
 	idler IdleTicker
+	// wakeIdler is the component when it is a WakeIdler.
+	wakeIdler WakeIdler
 }
 
 // IdleTicker is a Ticker that can say, at one tick, what its next tick
@@ -75,6 +77,16 @@ type TickDriver struct {
 type IdleTicker interface {
 	Ticker
 	IdleTick(at Tick)
+}
+
+// WakeIdler is an IdleTicker that can say, when it is woken, that the
+// tick the wake asks for will do only what IdleTick does as things stand
+// (a stage that accepts nothing and whose head item waits for a full
+// queue): then Wake reserves that tick (WakeIdle) instead of queueing it.
+// Whatever could change that before the tick wakes the driver again.
+type WakeIdler interface {
+	IdleTicker
+	IdleOnWake(now Tick) bool
 }
 
 type arrival struct {
@@ -89,6 +101,7 @@ var _ Waker = (*TickDriver)(nil)
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
 	d := &TickDriver{name: name, clock: clock, eng: eng, t: t}
 	d.idler, _ = t.(IdleTicker)
+	d.wakeIdler, _ = t.(WakeIdler)
 	return d
 }
 
@@ -105,10 +118,15 @@ func (d *TickDriver) Ticks() uint64 {
 }
 
 // Wake schedules a tick at the next edge at or after now (strictly after the
-// last tick), unless one is already pending at or before that edge.
+// last tick), unless one is already pending at or before that edge. It
+// only reserves the tick when a WakeIdler says it will be idle.
 func (d *TickDriver) Wake() {
 	if d.idle {
 		d.touch()
+	}
+	if d.wakeIdler != nil && !d.pending && d.wakeIdler.IdleOnWake(d.eng.now) {
+		d.WakeIdle(d.eng.now)
+		return
 	}
 	at := d.nextEdge(d.eng.now)
 	if d.ticked && at <= d.lastTick {

@@ -60,7 +60,10 @@
 // there, and it runs as any tick; otherwise its bookkeeping (IdleTick) runs
 // when the component is next woken or its statistics are read
 // (Registry.OnRead), with the state of that time. Either way every other
-// event runs where it would have.
+// event runs where it would have. A component that can tell, when it is
+// woken, that the tick the wake asks for is such a tick (a WakeIdler: a
+// full stage stalled on its output queue, woken by a message it cannot
+// take) has Wake reserve it the same way.
 //
 // # Randomness, statistics, tracing
 //
