@@ -128,11 +128,7 @@ func (d *TickDriver) Wake() {
 		d.WakeIdle(d.eng.now)
 		return
 	}
-	at := d.nextEdge(d.eng.now)
-	if d.ticked && at <= d.lastTick {
-		at = d.lastTick + d.clock.Period
-	}
-	d.wakeAt(at)
+	d.wakeAt(d.edgeFor(d.eng.now))
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
@@ -140,14 +136,17 @@ func (d *TickDriver) WakeAt(t Tick) {
 	if d.idle {
 		d.touch()
 	}
-	if t < d.eng.now {
-		t = d.eng.now
-	}
+	d.wakeAt(d.edgeFor(max(t, d.eng.now)))
+}
+
+// edgeFor is the edge a wake for t asks for: the first at or after t,
+// strictly after the last tick.
+func (d *TickDriver) edgeFor(t Tick) Tick {
 	at := d.nextEdge(t)
 	if d.ticked && at <= d.lastTick {
 		at = d.lastTick + d.clock.Period
 	}
-	d.wakeAt(at)
+	return at
 }
 
 // nextEdge is d.clock.NextEdge(t), without a division when t is within a
@@ -294,10 +293,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 		return
 	}
 	e := d.eng
-	at := d.nextEdge(max(t, e.now))
-	if d.ticked && at <= d.lastTick {
-		at = d.lastTick + d.clock.Period
-	}
+	at := d.edgeFor(max(t, e.now))
 	k := d.keyFor(at)
 	if !e.Virtual(k) {
 		d.pending, d.pendAt, d.pendKey = true, at, k
