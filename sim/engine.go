@@ -148,6 +148,10 @@ func (e *Engine) ScheduleKey(k Key, h Handler, arg uint64) {
 // pushTracked schedules an event at key k and returns a handle to it when
 // the queue can take it out again (remove).
 func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle {
+	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
+		q.n++ // the usual case, without building an event
+		return handle{q.small.insert(k, payload{h, arg}), q.small.epoch}
+	}
 	if e.alt != nil {
 		e.alt.push(event{at: k.at, ord: k.ord, h: h, arg: arg})
 		return handle{}
@@ -180,8 +184,11 @@ func (e *Engine) stepUntil(t Tick) bool {
 			return false
 		}
 		r := &q.small
-		p := r.settle()
-		k := r.nodes[r.heads[p]].k
+		p := r.cur & (ringSlots - 1)
+		if r.slots[p].head == 0 {
+			p = r.advance()
+		}
+		k := r.nodes[r.slots[p].head].k
 		if k.at > t {
 			return false
 		}

@@ -16,8 +16,7 @@ import "math/bits"
 // is in ring position s mod ringSlots; every later one is in far; none is
 // earlier than cur (events are never scheduled in the past).
 type nearRing struct {
-	heads [ringSlots]uint32 // first node of each position's list; 0: empty
-	tails [ringSlots]uint32
+	slots [ringSlots]ringSlot // each position's list
 	bits  [ringSlots / 64]uint64
 	nodes []ringNode // nodes[0] is unused: 0 ends a list
 	free  []uint32   // free[:nfree] are the nodes not in use
@@ -32,6 +31,10 @@ const (
 	ringShift = 10   // slot width 1024 ps
 	ringSlots = 4096 // window about 4.2 µs
 )
+
+// ringSlot is one position's list: its first and last node (0: empty),
+// side by side so that one cache line holds both.
+type ringSlot struct{ head, tail uint32 }
 
 type ringNode struct {
 	k    qkey
@@ -60,14 +63,14 @@ func (r *nearRing) insert(k qkey, v payload) uint32 {
 	nd.k, nd.v, nd.next = k, v, 0
 	r.n++
 	p := s & (ringSlots - 1)
-	t := r.tails[p]
+	t := r.slots[p].tail
 	switch {
 	case t == 0:
-		r.heads[p], r.tails[p] = id, id
+		r.slots[p] = ringSlot{id, id}
 		r.bits[p>>6] |= 1 << (p & 63)
 	case before(&r.nodes[t].k, &k) == 1: // the usual case: after the last
 		r.nodes[t].next = id
-		r.tails[p] = id
+		r.slots[p].tail = id
 	default:
 		r.link(p, id)
 	}
@@ -80,12 +83,12 @@ func (r *nearRing) remove(id uint32, at Tick) {
 	p := (uint64(at) >> ringShift) & (ringSlots - 1)
 	nodes := r.nodes
 	next := nodes[id].next
-	if h := r.heads[p]; h == id {
+	if h := r.slots[p].head; h == id {
 		if next == 0 {
-			r.heads[p], r.tails[p] = 0, 0
+			r.slots[p] = ringSlot{}
 			r.bits[p>>6] &^= 1 << (p & 63)
 		} else {
-			r.heads[p] = next
+			r.slots[p].head = next
 		}
 	} else {
 		for nodes[h].next != id {
@@ -93,7 +96,7 @@ func (r *nearRing) remove(id uint32, at Tick) {
 		}
 		nodes[h].next = next
 		if next == 0 {
-			r.tails[p] = h
+			r.slots[p].tail = h
 		}
 	}
 	nodes[id].v = payload{}
@@ -107,10 +110,10 @@ func (r *nearRing) remove(id uint32, at Tick) {
 func (r *nearRing) link(p uint64, id uint32) {
 	nodes := r.nodes
 	k := &nodes[id].k
-	h := r.heads[p]
+	h := r.slots[p].head
 	if before(k, &nodes[h].k) == 1 {
 		nodes[id].next = h
-		r.heads[p] = id
+		r.slots[p].head = id
 		return
 	}
 	for before(&nodes[nodes[h].next].k, k) == 1 {
@@ -142,9 +145,14 @@ func (r *nearRing) first() uint64 {
 // in the far events the moved window covers. It returns the ring position
 // of the earliest event. The set must not be empty.
 func (r *nearRing) settle() uint64 {
-	if p := r.cur & (ringSlots - 1); r.heads[p] != 0 {
+	if p := r.cur & (ringSlots - 1); r.slots[p].head != 0 {
 		return p // the usual case: more events on the current slot
 	}
+	return r.advance()
+}
+
+// advance is settle when the current slot is empty.
+func (r *nearRing) advance() uint64 {
 	if r.n == 0 {
 		r.cur = uint64(r.far[0].at) >> ringShift
 		r.pull()
@@ -166,7 +174,7 @@ func (r *nearRing) rewind(s uint64) {
 	d := r.cur - s
 	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots && r.n > 0; a++ {
 		p := a & (ringSlots - 1)
-		for id := r.heads[p]; id != 0; {
+		for id := r.slots[p].head; id != 0; {
 			nd := &r.nodes[id]
 			r.farPush(event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg})
 			next := nd.next
@@ -176,7 +184,7 @@ func (r *nearRing) rewind(s uint64) {
 			r.n--
 			id = next
 		}
-		r.heads[p], r.tails[p] = 0, 0
+		r.slots[p] = ringSlot{}
 		r.bits[p>>6] &^= 1 << (p & 63)
 	}
 	r.cur = s
@@ -193,7 +201,7 @@ func (r *nearRing) pull() {
 // peek is the next event's key. The set must not be empty.
 func (r *nearRing) peek() qkey {
 	p := r.settle()
-	return r.nodes[r.heads[p]].k
+	return r.nodes[r.slots[p].head].k
 }
 
 // takeFirst removes the next event and returns its time and payload. The
@@ -203,13 +211,13 @@ func (r *nearRing) takeFirst() (Tick, payload) { return r.takeAt(r.settle()) }
 // takeAt removes the first event of position p, which settle returned, and
 // returns its time and payload.
 func (r *nearRing) takeAt(p uint64) (Tick, payload) {
-	id := r.heads[p]
+	id := r.slots[p].head
 	nd := &r.nodes[id]
 	if nd.next == 0 {
-		r.heads[p], r.tails[p] = 0, 0
+		r.slots[p] = ringSlot{}
 		r.bits[p>>6] &^= 1 << (p & 63)
 	} else {
-		r.heads[p] = nd.next
+		r.slots[p].head = nd.next
 	}
 	r.free[r.nfree] = id // the node keeps its payload until reused
 	r.nfree++
