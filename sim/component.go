@@ -178,7 +178,10 @@ func (d *TickDriver) wakeAt(at Tick) {
 			d.ghosts = append(d.ghosts, d.pendKey)
 		}
 	}
-	k := d.keyFor(at)
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
 	d.pending = true
 	d.pendAt = at
 	d.pendKey = k

@@ -56,7 +56,7 @@ func (p *Port[T]) Connect(src, dst Waker) {
 	p.dstWake = nil
 	p.dstDrv, _ = dst.(*TickDriver)
 	if dst != nil {
-		p.dstWake = &portWake{dst}
+		p.dstWake = &portWake{dst, p.dstDrv}
 	}
 }
 
@@ -96,7 +96,10 @@ func (p *Port[T]) Send(m T) error {
 		return fmt.Errorf("sim: port %q: send without credit (capacity %d)", p.name, len(p.buf))
 	}
 	now := p.eng.Now()
-	i := (p.head + p.n) % len(p.buf)
+	i := p.head + p.n // p.n < len(p.buf): one wrap at most, no division
+	if i >= len(p.buf) {
+		i -= len(p.buf)
+	}
 	p.buf[i] = portSlot[T]{msg: m, visible: now + p.latency}
 	p.n++
 	p.Sent++
@@ -116,9 +119,18 @@ func (p *Port[T]) Send(m T) error {
 }
 
 // portWake wakes a component when a delayed message becomes visible.
-type portWake struct{ w Waker }
+type portWake struct {
+	w Waker
+	d *TickDriver // w, when it is a tick driver (a direct call)
+}
 
-func (pw *portWake) Handle(Tick, uint64) { pw.w.Wake() }
+func (pw *portWake) Handle(Tick, uint64) {
+	if pw.d != nil {
+		pw.d.Wake()
+		return
+	}
+	pw.w.Wake()
+}
 
 // Peek returns the oldest message if it is visible now.
 func (p *Port[T]) Peek() (T, bool) {
@@ -137,7 +149,9 @@ func (p *Port[T]) Pop() (T, bool) {
 	}
 	var zero T
 	p.buf[p.head].msg = zero
-	p.head = (p.head + 1) % len(p.buf)
+	if p.head++; p.head == len(p.buf) {
+		p.head = 0
+	}
 	p.n--
 	if p.blocked && p.src != nil {
 		p.blocked = false
