@@ -17,17 +17,7 @@ const frInv = "generators:\n  - {name: fr, kind: fast_register_invalidate, strea
 
 func statValue(t *testing.T, p results.PointResult, name string) uint64 {
 	t.Helper()
-	for _, s := range p.Stats {
-		if s.Name == name {
-			if s.Count != nil {
-				return *s.Count
-			}
-			require.NotNil(t, s.Value, name)
-			return uint64(*s.Value)
-		}
-	}
-	t.Fatalf("no statistic %s", name)
-	return 0
+	return uint64(statFloat(t, &p, name))
 }
 
 // The chain completes with the Invalidate's CQE; its parts are the
