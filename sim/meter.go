@@ -23,16 +23,21 @@ import (
 // Meter costs one comparison per call. All arithmetic is integer
 // (unit·picoseconds), so results are exact and deterministic.
 type Meter struct {
-	name     string
-	unit     string
-	capacity uint64
-	set      *Meters
-
+	// The fields a span added touches, together.
+	set  *Meters
+	busy []uint64 // unit·ps of busy time per interval of the window
+	// acc is busy time of interval accK not yet in busy: most spans fall
+	// in the interval of the one before, and adding them here touches no
+	// other memory. synced moves it into busy.
+	acc   uint64
+	accK  int
 	inUse uint64 // Set mode: units held since `since`
 	since Tick
 	held  bool // fed by Set: counts units held, not service time
 
-	busy []uint64 // unit·ps of busy time per interval of the window
+	name     string
+	unit     string
+	capacity uint64
 
 	// sync, when set, brings the level up to date before it is read (a
 	// resource whose level changes at reserved events: OnRead).
@@ -47,6 +52,10 @@ func (m *Meter) OnRead(f func()) { m.sync = f }
 func (m *Meter) synced() *Meter {
 	if m.sync != nil {
 		m.sync()
+	}
+	if m.acc != 0 {
+		m.busy[m.accK] += m.acc
+		m.acc = 0
 	}
 	return m
 }
@@ -111,6 +120,7 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = make([]uint64, ms.n)
+		m.acc, m.accK = 0, 0
 	}
 	return nil
 }
@@ -182,7 +192,13 @@ func (m *Meter) add(start, end Tick, n uint64) {
 	// Fast path: the span lies in the interval last added to (lo < hi only
 	// inside a window, so before Window nothing passes here).
 	if ms := m.set; start >= ms.lo && end <= ms.hi && end > start {
-		m.busy[ms.k] += uint64(end-start) * n
+		if ms.k != m.accK {
+			if m.acc != 0 {
+				m.busy[m.accK] += m.acc
+			}
+			m.acc, m.accK = 0, ms.k
+		}
+		m.acc += uint64(end-start) * n
 		return
 	}
 	m.addSpan(start, end, n)
