@@ -3,6 +3,8 @@ package workloads
 import (
 	"fmt"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Error is one problem in a workload file: where it is (file:line:col, or
@@ -49,10 +51,33 @@ type Errors []*Error
 // ends with a note.
 const ErrorsMax = 100
 
+// Add appends e unless the list already holds ErrorsMax problems; it
+// reports whether e was kept.
+func (es *Errors) Add(e *Error) bool {
+	if len(*es) >= ErrorsMax {
+		return false
+	}
+	*es = append(*es, e)
+	return true
+}
+
+// At is a problem of file at node position line:col (0, 0: none).
+func At(file string, line, col int, path, format string, args ...any) *Error {
+	return &Error{File: file, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
 func (es Errors) Error() string {
 	lines := make([]string, 0, len(es))
 	for _, e := range es {
 		lines = append(lines, e.Error())
 	}
 	return strings.Join(lines, "\n")
+}
+
+// NodePos is the line and column of n, 0, 0 for nil.
+func NodePos(n *yaml.Node) (line, col int) {
+	if n == nil {
+		return 0, 0
+	}
+	return n.Line, n.Column
 }

@@ -113,14 +113,8 @@ type decoder struct {
 }
 
 func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
-	if len(d.errs) >= workloads.ErrorsMax {
-		return
-	}
-	e := &workloads.Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	d.errs = append(d.errs, e)
+	line, col := workloads.NodePos(n)
+	d.errs.Add(workloads.At(d.file, line, col, path, format, args...))
 }
 
 // LoadBytes decodes data; name is used in messages.
@@ -211,9 +205,7 @@ func (d *decoder) decodeSteps(root, n *yaml.Node) []*Step {
 // outside the loader's rules and the spec's own Validate are errors.
 func (d *decoder) model(n *yaml.Node, path string, spec any) {
 	for _, e := range workloads.DecodeModel(d.file, n, path, spec) {
-		if len(d.errs) < workloads.ErrorsMax {
-			d.errs = append(d.errs, e)
-		}
+		d.errs.Add(e)
 	}
 }
 

@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -35,14 +34,8 @@ var (
 )
 
 func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) {
-	if len(d.errs) >= workloads.ErrorsMax {
-		return
-	}
-	e := &workloads.Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	d.errs = append(d.errs, e)
+	line, col := workloads.NodePos(n)
+	d.errs.Add(workloads.At(d.file, line, col, path, format, args...))
 }
 
 // errPos records a problem at a position the decoder kept.
