@@ -77,37 +77,30 @@ func (s *bindSource) registerMRs(su *setup, pd *nic.PD, n int) error {
 	return su.normalMRs(pd, n, func(i int, mr *nic.MR) {
 		s.mrs[i] = mr
 		va := bindPageBase + uint64(i)*s.mrBytes
-		su.waiting++
-		st := s.a.RegisterMr(mr, []nic.MDL{{VirtualAddress: va, ByteCount: s.mrBytes}}, s.mrBytes, flags, func(_ uint64, st nic.Status) {
-			su.waiting--
-			if st != nic.StatusSuccess {
-				su.fail(fmt.Errorf("NdkRegisterMr(%d pages) completed %v", s.p.MRPages, st))
-			}
-		}, uint64(i))
-		if st != nic.StatusPending {
-			su.waiting--
-			su.fail(fmt.Errorf("NdkRegisterMr(%d pages) of MR %d: %v", s.p.MRPages, i+1, st))
-		}
+		su.pend(func(done nic.RequestCompletion) nic.Status {
+			return s.a.RegisterMr(mr, []nic.MDL{{VirtualAddress: va, ByteCount: s.mrBytes}}, s.mrBytes, flags, done, uint64(i))
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkRegisterMr(%d pages) completed %v", s.p.MRPages, st)
+		}, func(st nic.Status) error {
+			return fmt.Errorf("NdkRegisterMr(%d pages) of MR %d: %v", s.p.MRPages, i+1, st)
+		})
 	})
 }
 
 // createMWs creates the window of every operation slot.
 func (s *bindSource) createMWs(su *setup, pd *nic.PD) error {
-	for i := range s.ops {
+	return su.issueEach(len(s.ops), func(i int) error {
 		su.waiting++
 		st, mw := s.a.CreateMw(pd, func(_ uint64, st nic.Status, mw *nic.MW) {
-			su.waiting--
+			defer su.release()
 			if st != nic.StatusSuccess {
 				su.fail(fmt.Errorf("NdkCreateMw completed %v", st))
 				return
 			}
 			s.ops[i].mw = mw
 		}, uint64(i))
-		if err := su.created(st, func() { s.ops[i].mw = mw }, fmt.Sprintf("NdkCreateMw %d of %d", i+1, len(s.ops))); err != nil {
-			return err
-		}
-	}
-	return nil
+		return su.created(st, func() { s.ops[i].mw = mw }, fmt.Sprintf("NdkCreateMw %d of %d", i+1, len(s.ops)))
+	})
 }
 
 // Start posts the Bind and the Invalidate of one operation.

@@ -70,10 +70,8 @@ func newChainSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, e
 	if err := su.registerOne(m.NIC, m.nicPD, s.localVA, pageRound(p.SizeBytes.Largest()), nic.MRAllowLocalWrite, &s.local); err != nil {
 		return nil, err
 	}
-	for i := range s.ops {
-		if err := s.createMR(su, i); err != nil {
-			return nil, err
-		}
+	if err := su.issueEach(len(s.ops), func(i int) error { return s.createMR(su, i) }); err != nil {
+		return nil, err
 	}
 	if err := su.run(); err != nil {
 		return nil, err

@@ -97,19 +97,8 @@ func newFRInvSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, e
 // setupWindow calls are pending at once; more are made as they complete.
 func (s *frInvSource) createMRs(pd *nic.PD, mrPages uint32) error {
 	su := &setup{m: s.m, stopAtLast: true}
-	next := 0
-	su.refill = func() {
-		for ; next < len(s.ops) && su.waiting < setupWindow && su.err == nil; next++ {
-			if err := s.createMR(su, pd, next, mrPages); err != nil {
-				su.fail(err)
-			}
-		}
-	}
-	su.filling = true
-	su.refill()
-	su.filling = false
-	if su.err != nil {
-		return su.err
+	if err := su.issueEach(len(s.ops), func(i int) error { return s.createMR(su, pd, i, mrPages) }); err != nil {
+		return err
 	}
 	return su.run()
 }

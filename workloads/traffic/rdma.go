@@ -139,10 +139,10 @@ func (s *rdmaSource) registerBuffers() error {
 		return err
 	}
 	s.remotes = make([]*nic.MR, s.p.RemoteMRs)
-	for i := range s.remotes {
-		if err := su.registerOne(b, pdb, s.remVA+uint64(i)*s.remLen, s.remLen, rflags, &s.remotes[i]); err != nil {
-			return err
-		}
+	if err := su.issueEach(len(s.remotes), func(i int) error {
+		return su.registerOne(b, pdb, s.remVA+uint64(i)*s.remLen, s.remLen, rflags, &s.remotes[i])
+	}); err != nil {
+		return err
 	}
 	if err := su.run(); err != nil {
 		return err

@@ -32,33 +32,65 @@ type setup struct {
 	// stopAtLast stops the engine when the last pending call completes, so
 	// that setup ends there rather than at the end of a setupStep.
 	stopAtLast bool
-	// refill, when set, issues further calls as pending ones complete (a
-	// source that keeps at most setupWindow calls pending); filling guards
-	// it against calls that complete while it issues.
-	refill  func()
+	// batches are the calls issueEach has still to make, in order; filling
+	// guards against calls that complete while they are being made.
+	batches []*batch
 	filling bool
 }
 
+// batch is one issueEach: call(i) for i in next..n-1 are still to make.
+type batch struct {
+	n, next int
+	call    func(i int) error
+}
+
 // setupWindow bounds the creation calls a source keeps pending at once when
-// it has many to make: far more than the firmware's command queue holds
-// (adapter.nic.firmware_queue_depth, at most 1024), so the commands reach
-// the NIC when they would with every call made at once, while the
-// provider's backlog of commands and pending calls stays small. A variable
-// for the test that checks it changes no result.
+// it has many to make (issueEach): far more than the firmware's command
+// queue holds (adapter.nic.firmware_queue_depth, at most 1024), so the
+// commands reach the NIC when they would with every call made at once,
+// while the provider's backlog of commands and pending calls stays small. A
+// variable for the test that checks it changes no result.
 var setupWindow = 4096
 
-// release counts a pending call completed and, with refill, issues more.
+// release counts a pending call completed and issues more (issueEach).
 func (s *setup) release() {
 	s.waiting--
 	s.done++
-	if s.refill != nil && !s.filling {
-		s.filling = true
-		s.refill()
-		s.filling = false
-	}
+	s.issueMore()
 	if s.stopAtLast && s.waiting == 0 {
 		s.m.Env.Engine.Stop()
 	}
+}
+
+// issueEach makes call(i) for i in 0..n-1, at most setupWindow pending at
+// once: the rest are made as pending calls complete (the engine runs them
+// in run). An error of a call is the setup's error.
+func (s *setup) issueEach(n int, call func(i int) error) error {
+	s.batches = append(s.batches, &batch{n: n, call: call})
+	s.issueMore()
+	return s.err
+}
+
+// issueMore makes the batches' next calls while fewer than setupWindow are
+// pending.
+func (s *setup) issueMore() {
+	if s.filling {
+		return
+	}
+	s.filling = true
+	for len(s.batches) > 0 && s.waiting < setupWindow && s.err == nil {
+		b := s.batches[0]
+		if b.next == b.n {
+			s.batches = s.batches[1:]
+			continue
+		}
+		i := b.next
+		b.next++
+		if err := b.call(i); err != nil {
+			s.fail(err)
+		}
+	}
+	s.filling = false
 }
 
 // pend issues a call that may pend (issue makes it with its callback) and
@@ -142,12 +174,9 @@ func (s *setup) createMR(a *nic.Adapter, pd *nic.PD, fastRegister bool, ctx uint
 // model's NIC; then(i, mr) runs for each as it arrives and may issue
 // further pending calls, counted in s.waiting.
 func (s *setup) normalMRs(pd *nic.PD, n int, then func(i int, mr *nic.MR)) error {
-	for i := 0; i < n; i++ {
-		if err := s.createMR(s.m.NIC, pd, false, uint64(i), func(mr *nic.MR) { then(i, mr) }, fmt.Sprintf("NdkCreateMr %d of %d", i+1, n)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.issueEach(n, func(i int) error {
+		return s.createMR(s.m.NIC, pd, false, uint64(i), func(mr *nic.MR) { then(i, mr) }, fmt.Sprintf("NdkCreateMr %d of %d", i+1, n))
+	})
 }
 
 // registerOne creates a normal MR on a and registers [va, +length) with
