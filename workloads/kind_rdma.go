@@ -114,9 +114,11 @@ func writeHostPages(g *Generator) (a, b uint64) {
 }
 
 // rdmaSourceBytes is the records a remote generator keeps beyond its slots:
-// per remote MR on host b, its MR object and its token.
+// per remote MR on host b, its MR object, what its creation through the
+// firmware leaves held, and the source's pointer and token for it.
 func rdmaSourceBytes(g *Generator) uint64 {
-	return uint64(g.Params.(*RDMAParams).RemoteMRs) * (nic.Objects().MR + 8 + 4)
+	o := nic.Objects()
+	return uint64(g.Params.(*RDMAParams).RemoteMRs) * (o.MR + o.Create + 8 + 4)
 }
 
 func readHostPages(g *Generator) (a, b uint64) {
