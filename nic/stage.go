@@ -108,6 +108,7 @@ type stage struct {
 
 var _ sim.Handler = (*stage)(nil)
 var _ sim.WakeIdler = (*stage)(nil)
+var _ sim.QuietTicker = (*stage)(nil)
 
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
@@ -253,6 +254,36 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 	}
 	h := &s.fl[s.head]
 	return !h.waiting && h.readyAt <= now
+}
+
+// QuietAt reports whether a tick at at, before the pending tick at
+// pending, would do nothing and ask for the pending tick again: no item
+// to emit or stalled, none it may take (in its accept interval, full, or
+// nothing visible), and the tick it would ask for is the pending one.
+// Until at, only a message arriving by then, a completion or a freed
+// queue changes that, and each of those wakes the stage.
+func (s *stage) QuietAt(at, pending sim.Tick) bool {
+	if s.stalled {
+		return false
+	}
+	next := sim.MaxTick
+	if s.n > 0 {
+		h := &s.fl[s.head]
+		if !h.waiting {
+			if h.readyAt <= at {
+				return false
+			}
+			next = h.readyAt
+		}
+	}
+	if s.n < len(s.fl) && s.in.Len() > 0 {
+		vis := s.in.NextVisible()
+		if at >= s.nextAccept && vis <= at {
+			return false
+		}
+		next = min(next, max(s.nextAccept, vis, at+s.period))
+	}
+	return next == pending && !s.stallsAt(next)
 }
 
 // nextSlot is the in-flight slot the item being accepted will take
