@@ -43,3 +43,41 @@ func TestLeftOutTicksChangeNoStatistic(t *testing.T) {
 	}
 	require.Positive(t, stalls, "the load never filled a stage's output queue")
 }
+
+// stageTicks runs the FastRegister+Invalidate load of frLoadStats and
+// returns every stage's tick count, the MPT update's quiet ticks, the
+// statistics and the events run.
+func stageTicks(t *testing.T, pairs uint64, all bool) (map[string]uint64, uint64, []sim.StatValue, uint64) {
+	h := newHarness(t, DefaultSpec())
+	if all {
+		h.env.Engine.LeaveNothingOut()
+	}
+	d := newFRDriver(t, h, 16, 8, 1, pairs)
+	d.start()
+	h.run()
+	require.Equal(t, pairs, d.done)
+	ticks, quiet := map[string]uint64{}, uint64(0)
+	for _, s := range h.a.stages {
+		ticks[s.name] = s.drv.Ticks()
+		if strings.HasSuffix(s.name, ".MPTUpdate") {
+			quiet += s.drv.QuietTicks()
+		}
+	}
+	return ticks, quiet, h.reg.Snapshot(), h.env.Engine.Executed()
+}
+
+// A stage woken by a message it cannot take before its next accepting
+// cycle (the MPT update, one item per four cycles, gets a FastRegister's
+// Invalidate a cycle after it) does not tick for it: the tick is counted
+// as the engine that runs every event runs it, and every statistic is the
+// same.
+func TestStageWokenInItsAcceptIntervalDoesNotTick(t *testing.T) {
+	const pairs = 2000
+	gotTicks, quiet, got, gotEvents := stageTicks(t, pairs, false)
+	wantTicks, wantQuiet, want, wantEvents := stageTicks(t, pairs, true)
+	require.Equal(t, want, got)
+	require.Equal(t, wantTicks, gotTicks)
+	require.Zero(t, wantQuiet, "an engine that leaves nothing out runs every tick")
+	require.GreaterOrEqual(t, quiet, uint64(pairs/2), "the MPT update ticked in its accept interval")
+	require.Less(t, gotEvents, wantEvents)
+}

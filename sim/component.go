@@ -77,6 +77,7 @@ type TickDriver struct {
 	quietAt  Tick
 	quietKey Key
 	quieter  QuietTicker
+	quiets   uint64 // quiet ticks counted as run without an event
 }
 
 // QuietTicker is a Ticker that can say, when a wake asks for a tick at an
@@ -136,6 +137,13 @@ func (d *TickDriver) Clock() ClockDomain { return d.clock }
 func (d *TickDriver) Ticks() uint64 {
 	d.Settle()
 	return d.ticks
+}
+
+// QuietTicks is the number of ticks counted as run without an event
+// because the component said they would do nothing (QuietTicker).
+func (d *TickDriver) QuietTicks() uint64 {
+	d.Settle()
+	return d.quiets
 }
 
 // Wake schedules a tick at the next edge at or after now (strictly after the
@@ -221,6 +229,7 @@ func (d *TickDriver) settleQuiet() bool {
 	d.lastTick = at
 	d.ticked = true
 	d.ticks++
+	d.quiets++
 	if len(d.arrivals) > 0 {
 		d.checkArrivals(at)
 	}
