@@ -13,6 +13,12 @@ import (
 // on an engine that leaves nothing out when all is set, and returns every
 // statistic and the events run.
 func frLoadStats(t *testing.T, pairs uint64, all bool) ([]sim.StatValue, uint64) {
+	h := frLoad(t, pairs, all)
+	return h.reg.Snapshot(), h.env.Engine.Executed()
+}
+
+// frLoad runs the load of frLoadStats and returns its harness.
+func frLoad(t *testing.T, pairs uint64, all bool) *harness {
 	h := newHarness(t, DefaultSpec())
 	if all {
 		h.env.Engine.LeaveNothingOut()
@@ -21,7 +27,7 @@ func frLoadStats(t *testing.T, pairs uint64, all bool) ([]sim.StatValue, uint64)
 	d.start()
 	h.run()
 	require.Equal(t, pairs, d.done)
-	return h.reg.Snapshot(), h.env.Engine.Executed()
+	return h
 }
 
 // The ticks the model leaves out (a stage's tick that finds its output
@@ -48,14 +54,7 @@ func TestLeftOutTicksChangeNoStatistic(t *testing.T) {
 // returns every stage's tick count, the MPT update's quiet ticks, the
 // statistics and the events run.
 func stageTicks(t *testing.T, pairs uint64, all bool) (map[string]uint64, uint64, []sim.StatValue, uint64) {
-	h := newHarness(t, DefaultSpec())
-	if all {
-		h.env.Engine.LeaveNothingOut()
-	}
-	d := newFRDriver(t, h, 16, 8, 1, pairs)
-	d.start()
-	h.run()
-	require.Equal(t, pairs, d.done)
+	h := frLoad(t, pairs, all)
 	ticks, quiet := map[string]uint64{}, uint64(0)
 	for _, s := range h.a.stages {
 		ticks[s.name] = s.drv.Ticks()
