@@ -65,6 +65,14 @@
 // full stage stalled on its output queue, woken by a message it cannot
 // take) has Wake reserve it the same way.
 //
+// A wake that asks for a tick before the pending one, when the component
+// says that tick would do nothing at all and ask for the pending tick again
+// (a QuietTicker: a stage in its accept interval woken by a message it
+// cannot take yet), reserves it too: the pending tick stays queued at its
+// key, where that request would have put it back. A wake or an arrival
+// that may be taken at the quiet tick's edge, before its place, queues it
+// there; once its place has passed, it counts as run (QuietTicks).
+//
 // # Randomness, statistics, tracing
 //
 // Each component draws from its own stream, derived from the run's seed and
