@@ -71,7 +71,10 @@
 // woken by a message it cannot take before its next accepting cycle (the
 // MPT update, by default one item per four cycles, gets each Invalidate a
 // cycle after its FastRegister), does not tick for it either
-// (sim.QuietTicker).
+// (sim.QuietTicker). When a stage's accept takes the TPT's last write
+// slot, the other writing stage's tick queued for that edge, which would
+// find no slot for its next item, is reserved too and its stall counted
+// as that tick counts it (sim.TickDriver.ReserveIdle).
 //
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA

@@ -80,3 +80,22 @@ func TestStageWokenInItsAcceptIntervalDoesNotTick(t *testing.T) {
 	require.GreaterOrEqual(t, quiet, uint64(pairs/2), "the MPT update ticked in its accept interval")
 	require.Less(t, gotEvents, wantEvents)
 }
+
+// An MPT update whose tick, queued for the edge at which the MTT write
+// took the TPT's last write slot, can only find no slot does not run it:
+// the stall is counted as that tick counts it (TPT.WriteStalls and the
+// stage's AcceptStalls are those of the engine that runs every event),
+// with fewer events.
+func TestWriteSlotStallLeftOutIsCountedAsRun(t *testing.T) {
+	const pairs = 2000
+	h := frLoad(t, pairs, false)
+	ref := frLoad(t, pairs, true)
+	require.Positive(t, h.a.Stats.TPTWriteStalls, "the load never ran out of TPT write slots")
+	require.Equal(t, ref.a.Stats.TPTWriteStalls, h.a.Stats.TPTWriteStalls)
+	h.a.settle()
+	ref.a.settle()
+	for i, s := range h.a.Stats.Stages {
+		require.Equal(t, *ref.a.Stats.Stages[i], *s)
+	}
+	require.Less(t, h.env.Engine.Executed(), ref.env.Engine.Executed())
+}

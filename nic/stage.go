@@ -104,6 +104,9 @@ type stage struct {
 	// waits, when set, meters the async items outstanding (a stage whose
 	// work waits for a limited number of DMA reads: the page-list fetch).
 	waits *sim.Meter
+	// writeStall: the reserved idle tick is a stall for a TPT write slot
+	// (reserveWriteStall), not for the output queue.
+	writeStall bool
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -137,6 +140,7 @@ func (a *Adapter) settle() {
 
 // Tick emits finished items in order, then accepts new ones.
 func (s *stage) Tick(now sim.Tick) bool {
+	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.
 	for emitted := 0; s.n > 0 && emitted < s.ipc; emitted++ {
 		h := &s.fl[s.head]
@@ -231,10 +235,17 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 
 // IdleTick is the tick stallsAt foresaw, which nothing woke the stage
 // before: the head item found the output queue full (its CanSend refused,
-// the sender already registered for space by WatchSpace). It runs when
+// the sender already registered for space by WatchSpace); or the one
+// reserveWriteStall reserved: its accept found no TPT write slot. It runs when
 // the stage is next woken or its statistics read, so it reads no state
 // that may have changed since.
 func (s *stage) IdleTick(now sim.Tick) {
+	if s.writeStall {
+		s.writeStall = false
+		s.st.AcceptStalls++
+		s.work.(tptWriteWork).countStall()
+		return
+	}
 	s.out.Refused++
 	if !s.stalled {
 		s.stalled, s.stallSince = true, now
@@ -284,6 +295,22 @@ func (s *stage) QuietAt(at, pending sim.Tick) bool {
 		next = min(next, max(s.nextAccept, vis, at+s.period))
 	}
 	return next == pending && !s.stallsAt(next)
+}
+
+// reserveWriteStall: the TPT's last write slot has just been taken at
+// now. If the tick this stage has queued for now, not run yet, has no
+// item in flight and will try to accept one that needs a write slot, it
+// can only stall and ask for no other tick; unless a freed slot or
+// anything else wakes the stage first, it is reserved
+// (sim.TickDriver.ReserveIdle) and its stall counted by IdleTick.
+func (s *stage) reserveWriteStall(now sim.Tick) {
+	w, ok := s.work.(tptWriteWork)
+	if !ok || s.n > 0 || now < s.nextAccept {
+		return
+	}
+	if m, ok := s.in.Peek(); ok && w.needsWrite(m) {
+		s.writeStall = s.drv.ReserveIdle()
+	}
 }
 
 // nextSlot is the in-flight slot the item being accepted will take

@@ -418,6 +418,26 @@ func (d *TickDriver) WakeIdle(t Tick) {
 	d.idle = true
 }
 
+// ReserveIdle is WakeIdle for the pending tick, queued for now and not run
+// yet, when the component learns during another event of this edge that
+// it will do only what IdleTick does (a stage whose next item needs a
+// resource that was just taken): the tick is taken out of the queue and
+// reserved at its key, as WakeIdle would have reserved it. It reports
+// whether it did; not when a reserved arrival is pending (as WakeIdle),
+// on another queue, or when the queue cannot take the event out.
+func (d *TickDriver) ReserveIdle() bool {
+	e := d.eng
+	if !d.pending || d.idle || d.quiet || d.idler == nil || e.alt != nil || d.pendAt != e.now || len(d.arrivals) > 0 {
+		return false
+	}
+	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
+		return false
+	}
+	d.pendH = handle{}
+	d.idle = true
+	return true
+}
+
 // touch is a wake reaching a driver whose pending tick is reserved: if its
 // place has passed, it ran (Settle); otherwise it is queued at its key.
 func (d *TickDriver) touch() {
