@@ -29,6 +29,8 @@ func (x mttWrite) needsWrite(m item) bool {
 
 func (x mttWrite) countStall() { x.a.Stats.TPTWriteStalls++ }
 
+func (x mttWrite) slotFree() bool { return x.a.tpt.CanWrite() }
+
 func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	w := a.qps[m.qp].slot(m.idx)
@@ -85,6 +87,8 @@ type tptWriteWork interface {
 	needsWrite(m item) bool
 	// countStall counts a refused write slot as the accept does.
 	countStall()
+	// slotFree reports whether the TPT has a free write slot.
+	slotFree() bool
 }
 
 // slotTaken is a stage's accept taking a write slot: when that was the last,

@@ -104,9 +104,10 @@ type stage struct {
 	// waits, when set, meters the async items outstanding (a stage whose
 	// work waits for a limited number of DMA reads: the page-list fetch).
 	waits *sim.Meter
-	// writeStall: the reserved idle tick is a stall for a TPT write slot
-	// (reserveWriteStall), not for the output queue.
+	// writeStall: the reserved idle tick's accept finds no TPT write slot
+	// (reserveWriteStall, writeStallsAt).
 	writeStall bool
+	writer     tptWriteWork // work, when its items may need a TPT write slot
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -120,6 +121,7 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	depth := int(spec.LatencyCycles) * int(spec.ItemsPerCycle) / int(spec.IntervalCycles)
 	s := &stage{work: work, fl: make([]inflight, max(depth, 1, depthMin)), st: a.Stats.stage(kind)}
 	s.block = a.newBlock(prefix+kind, spec, s)
+	s.writer, _ = work.(tptWriteWork)
 	s.hold = s.latency - s.period
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
 	a.stages = append(a.stages, s)
@@ -216,9 +218,31 @@ func (s *stage) Tick(now sim.Tick) bool {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
 	if next != sim.MaxTick {
-		s.wakeFor(next, s.stallsAt(next), s.out)
+		stalls := s.stallsAt(next)
+		if !stalls && s.writeStallsAt(next) {
+			stalls, s.writeStall = true, true
+		}
+		s.wakeFor(next, stalls, s.out)
 	}
 	return false
+}
+
+// writeStallsAt reports whether the tick at next, unless something wakes
+// the stage first, can only find its head item's output queue full and no
+// TPT write slot for the item it would accept: its head item is ready by
+// then and its output queue full now, and the TPT has no free write slot
+// now. A pop from the queue, a freed slot or any other wake before then
+// makes it a real tick.
+func (s *stage) writeStallsAt(next sim.Tick) bool {
+	w := s.writer
+	if w == nil || s.n == 0 || s.n == len(s.fl) || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
+		return false
+	}
+	if h := &s.fl[s.head]; h.waiting || h.readyAt > next {
+		return false
+	}
+	m, ok := s.in.Peek()
+	return ok && w.needsWrite(m)
 }
 
 // stallsAt reports whether the tick at next, unless something wakes the
@@ -240,16 +264,17 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 // the stage is next woken or its statistics read, so it reads no state
 // that may have changed since.
 func (s *stage) IdleTick(now sim.Tick) {
+	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= now {
+		s.out.Refused++
+		if !s.stalled {
+			s.stalled, s.stallSince = true, now
+			s.st.OutStalls++
+		}
+	}
 	if s.writeStall {
 		s.writeStall = false
 		s.st.AcceptStalls++
-		s.work.(tptWriteWork).countStall()
-		return
-	}
-	s.out.Refused++
-	if !s.stalled {
-		s.stalled, s.stallSince = true, now
-		s.st.OutStalls++
+		s.writer.countStall()
 	}
 }
 
@@ -304,8 +329,8 @@ func (s *stage) QuietAt(at, pending sim.Tick) bool {
 // anything else wakes the stage first, it is reserved
 // (sim.TickDriver.ReserveIdle) and its stall counted by IdleTick.
 func (s *stage) reserveWriteStall(now sim.Tick) {
-	w, ok := s.work.(tptWriteWork)
-	if !ok || s.n > 0 || now < s.nextAccept {
+	w := s.writer
+	if w == nil || s.n > 0 || now < s.nextAccept {
 		return
 	}
 	if m, ok := s.in.Peek(); ok && w.needsWrite(m) {
