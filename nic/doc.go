@@ -74,7 +74,9 @@
 // (sim.QuietTicker). When a stage's accept takes the TPT's last write
 // slot, the other writing stage's tick queued for that edge, which would
 // find no slot for its next item, is reserved too and its stall counted
-// as that tick counts it (sim.TickDriver.ReserveIdle).
+// as that tick counts it (sim.TickDriver.ReserveIdle); so is a writing
+// stage's next tick that will find its output queue full and no write
+// slot (WakeIdle), unless a pop or a freed slot wakes it first.
 //
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA

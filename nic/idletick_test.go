@@ -81,11 +81,12 @@ func TestStageWokenInItsAcceptIntervalDoesNotTick(t *testing.T) {
 	require.Less(t, gotEvents, wantEvents)
 }
 
-// An MPT update whose tick, queued for the edge at which the MTT write
-// took the TPT's last write slot, can only find no slot does not run it:
-// the stall is counted as that tick counts it (TPT.WriteStalls and the
-// stage's AcceptStalls are those of the engine that runs every event),
-// with fewer events.
+// A writing stage's tick that can only find no TPT write slot (an MPT
+// update's, queued for the edge at which the MTT write took the last one;
+// an MTT write's whose output queue is full too) does not run: its stalls
+// are counted as that tick counts them (TPT.WriteStalls and the stages'
+// AcceptStalls, OutStalls and StallPS are those of the engine that runs
+// every event), with fewer events.
 func TestWriteSlotStallLeftOutIsCountedAsRun(t *testing.T) {
 	const pairs = 2000
 	h := frLoad(t, pairs, false)
