@@ -201,7 +201,15 @@ func (s *stage) Tick(now sim.Tick) bool {
 	if accepted > 0 {
 		s.took(now, accepted)
 	}
-	// Decide when to tick next.
+	s.wakeNext(now, resourceStall)
+	return false
+}
+
+// wakeNext asks for the stage's next tick after the tick at now: for its
+// head item, or to accept (unless a busy resource refused the last try:
+// what frees it wakes the stage). A tick that can only stall is reserved
+// (WakeIdle).
+func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	next := sim.MaxTick
 	if s.n > 0 {
 		h := &s.fl[s.head]
@@ -224,7 +232,6 @@ func (s *stage) Tick(now sim.Tick) bool {
 		}
 		s.wakeFor(next, stalls, s.out)
 	}
-	return false
 }
 
 // writeStallsAt reports whether the tick at next, unless something wakes
