@@ -188,7 +188,7 @@ func (e *Engine) dispatch(t Tick, one bool) bool {
 			r := &q.small
 			p := r.cur & (ringSlots - 1)
 			if r.slots[p].head == 0 {
-				p = r.advance()
+				p = r.advance() & (ringSlots - 1)
 			}
 			nd := r.node(r.slots[p].head)
 			if nd.k.at > t {

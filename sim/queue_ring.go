@@ -255,17 +255,15 @@ func (r *nearRing) takeAt(p uint64) (Tick, payload) {
 // unlinkHead takes the first node of position p out of its list and
 // returns it; it is free again, but keeps its contents until reused.
 func (r *nearRing) unlinkHead(p uint64) *ringNode {
-	p &= ringSlots - 1
-	sl := &r.slots[p]
+	sl := &r.slots[p&(ringSlots-1)]
 	id := sl.head
-	nd := r.node(id)
-	if nd.next == 0 {
-		*sl = ringSlot{}
-		r.bits[p>>6] &^= 1 << (p & 63)
-	} else {
-		sl.head = nd.next
+	nd := &r.nodes[id&(ringNodes-1)]
+	if sl.head = nd.next; sl.head == 0 {
+		sl.tail = 0
+		r.bits[p>>6&(ringSlots/64-1)] &^= 1 << (p & 63)
 	}
-	r.release(id)
+	r.free[r.nfree&(ringNodes-1)] = id
+	r.nfree++
 	r.n--
 	return nd
 }
