@@ -159,14 +159,10 @@ func (r *nearRing) link(sl *ringSlot, id uint8) {
 	r.node(h).next = id
 }
 
-// first is the ring position of the earliest event; the ring must hold
-// one.
-func (r *nearRing) first() uint64 {
-	p := r.cur & (ringSlots - 1)
-	w := p >> 6
-	if b := r.bits[w] >> (p & 63); b != 0 {
-		return p + uint64(bits.TrailingZeros64(b))
-	}
+// next is the ring position of the earliest event in the bitmap words
+// after word w (mod the bitmap's length), in ring order; the ring must
+// hold one.
+func (r *nearRing) next(w uint64) uint64 {
 	for i := uint64(1); i <= ringSlots/64; i++ {
 		wi := (w + i) & (ringSlots/64 - 1)
 		if r.bits[wi] != 0 {
@@ -193,7 +189,15 @@ func (r *nearRing) advance() uint64 {
 		r.cur = uint64(r.far[0].at) >> ringShift
 		r.pull()
 	}
-	p := r.first()
+	// The earliest event's position: usually in the bitmap word of the
+	// current slot, else in a later one (next).
+	c := r.cur
+	var p uint64
+	if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
+		p = c&(ringSlots-1) + uint64(bits.TrailingZeros64(b))
+	} else {
+		p = r.next(c >> 6)
+	}
 	if d := (p - r.cur) & (ringSlots - 1); d != 0 {
 		r.cur += d
 		if len(r.far) > 0 {
