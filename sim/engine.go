@@ -13,7 +13,7 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
-	q        *eventQueue // the engine's queue; nil when alt is set
+	q        *eventQueue // the engine's queue; never in ring mode when alt is set
 	alt      queue       // another queue (tests and benchmarks compare against it)
 	now      Tick
 	seq      uint64
@@ -52,8 +52,10 @@ type queue interface {
 	peek() Tick
 }
 
-// newEngineWith returns an engine on another queue.
-func newEngineWith(q queue) *Engine { return &Engine{alt: q} }
+// newEngineWith returns an engine on another queue. Its own queue stays
+// empty and out of ring mode, so that every fast path, which tests ring
+// mode, leaves the work to alt.
+func newEngineWith(q queue) *Engine { return &Engine{q: &eventQueue{}, alt: q} }
 
 func (e *Engine) qlen() int {
 	if e.alt == nil {
@@ -104,7 +106,7 @@ func (e *Engine) nextOrd(prio Priority) uint64 {
 
 func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 	ord := e.nextOrd(prio)
-	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
+	if q := e.q; q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		q.small.insert(qkey{at, ord}, payload{h, arg})
 		return
@@ -149,7 +151,7 @@ func (e *Engine) ScheduleKey(k Key, h Handler, arg uint64) {
 // pushTracked schedules an event at key k and returns a handle to it when
 // the queue can take it out again (remove).
 func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle {
-	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
+	if q := e.q; q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		return handle{q.small.insert(k, payload{h, arg}), q.small.epoch}
 	}
@@ -182,7 +184,7 @@ func (e *Engine) dispatch(t Tick, one bool) bool {
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
-		if q := e.q; q != nil && q.ringMode && q.n > 0 {
+		if q := e.q; q.ringMode && q.n > 0 {
 			// The usual case: the next event is the head of the ring's
 			// first occupied slot.
 			r := &q.small
