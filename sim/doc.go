@@ -33,8 +33,8 @@
 // measured event spacing; when dispatch reaches a window, its bucket is
 // sorted once by a counting sort on the time offset and dispatched from the
 // front. Each mode returns to the smaller one at a quarter of its bound.
-// PHOLD in one run (BenchmarkPHOLDQueues, 4x10^6 events): 1.67x the events/s
-// of a plain 4-ary heap at N=1000 M=10 and 2.99x at N=10000 M=100, with no
+// PHOLD in one run (BenchmarkPHOLDQueues, 4x10^6 events): 1.78x the events/s
+// of a plain 4-ary heap at N=1000 M=10 and 3.45x at N=10000 M=100, with no
 // allocation per event.
 //
 // An event that would do nothing when it runs need not be queued: Reserve
