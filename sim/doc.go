@@ -23,17 +23,18 @@
 //
 // The queue has three modes, chosen by the number of pending events. Up to
 // 64 (a NIC model keeps a few dozen) it is a timing wheel of nanosecond
-// slots over the next microseconds, each slot a short list in key order,
-// later events in a small heap, from which a superseded tick is taken out
-// again. Up to 2048 it is one implicit 4-ary heap whose
+// slots over the next microseconds, each slot a short list in key order
+// whose nodes come from a fixed pool of 128 (ring mode never holds more
+// than 65 events), later events in a small heap, from which a superseded
+// tick is taken out again. Up to 2048 it is one implicit 4-ary heap whose
 // keys (time, then priority and sequence packed in one word) sit apart from
 // the handlers. Above it the queue is a calendar: a ring of unsorted
 // buckets, one per window of about 1024 events, whose width follows the
 // measured event spacing; when dispatch reaches a window, its bucket is
 // sorted once by a counting sort on the time offset and dispatched from the
 // front. Each mode returns to the smaller one at a quarter of its bound.
-// PHOLD in one run (BenchmarkPHOLDQueues, 4x10^6 events): 1.67x the events/s
-// of a plain 4-ary heap at N=1000 M=10 and 2.99x at N=10000 M=100, with no
+// PHOLD in one run (BenchmarkPHOLDQueues, 4x10^6 events): 1.78x the events/s
+// of a plain 4-ary heap at N=1000 M=10 and 3.45x at N=10000 M=100, with no
 // allocation per event.
 //
 // An event that would do nothing when it runs need not be queued: Reserve

@@ -13,7 +13,7 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
-	q        *eventQueue // the engine's queue; nil when alt is set
+	q        *eventQueue // the engine's queue; never in ring mode when alt is set
 	alt      queue       // another queue (tests and benchmarks compare against it)
 	now      Tick
 	seq      uint64
@@ -24,7 +24,9 @@ type Engine struct {
 	// hwm is the largest key dispatched, or passed by RunUntil's bound: an
 	// event queued with a key below it would have run (see Reserve).
 	hwm Key
-	// maxAt is the latest time an event was scheduled or reserved for.
+	// maxAt is the latest time an event was reserved for (an event
+	// scheduled with Schedule or After runs before Run returns, so its
+	// time needs no record).
 	maxAt Tick
 	// all: Virtual refuses every key (LeaveNothingOut).
 	all bool
@@ -50,8 +52,10 @@ type queue interface {
 	peek() Tick
 }
 
-// newEngineWith returns an engine on another queue.
-func newEngineWith(q queue) *Engine { return &Engine{alt: q} }
+// newEngineWith returns an engine on another queue. Its own queue stays
+// empty and out of ring mode, so that every fast path, which tests ring
+// mode, leaves the work to alt.
+func newEngineWith(q queue) *Engine { return &Engine{q: &eventQueue{}, alt: q} }
 
 func (e *Engine) qlen() int {
 	if e.alt == nil {
@@ -91,20 +95,18 @@ func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
 	e.push(e.now+d, prio, h, arg)
 }
 
-// nextOrd takes the next sequence number for an event of priority prio at
-// time at.
-func (e *Engine) nextOrd(at Tick, prio Priority) uint64 {
+// nextOrd takes the next sequence number for an event of priority prio.
+func (e *Engine) nextOrd(prio Priority) uint64 {
 	e.seq++
 	if e.seq >= 1<<seqBits-1 {
 		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
 	}
-	e.maxAt = max(e.maxAt, at)
 	return uint64(prio)<<seqBits | e.seq
 }
 
 func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
-	ord := e.nextOrd(at, prio)
-	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
+	ord := e.nextOrd(prio)
+	if q := e.q; q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		q.small.insert(qkey{at, ord}, payload{h, arg})
 		return
@@ -124,7 +126,8 @@ func (e *Engine) Reserve(at Tick, prio Priority) Key {
 	if at < e.now {
 		at = e.now
 	}
-	return Key{at, e.nextOrd(at, prio)}
+	e.maxAt = max(e.maxAt, at)
+	return Key{at, e.nextOrd(prio)}
 }
 
 // Virtual reports whether an event reserved at k may stay unscheduled: no
@@ -148,7 +151,7 @@ func (e *Engine) ScheduleKey(k Key, h Handler, arg uint64) {
 // pushTracked schedules an event at key k and returns a handle to it when
 // the queue can take it out again (remove).
 func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle {
-	if q := e.q; q != nil && q.ringMode && q.n < ringOn {
+	if q := e.q; q.ringMode && q.n < ringOn {
 		q.n++ // the usual case, without building an event
 		return handle{q.small.insert(k, payload{h, arg}), q.small.epoch}
 	}
@@ -172,42 +175,51 @@ func (e *Engine) pushSlow(ev event) {
 }
 
 // Step runs the next event, if any, and reports whether one ran.
-func (e *Engine) Step() bool { return e.stepUntil(MaxTick) }
+func (e *Engine) Step() bool { return e.dispatch(MaxTick, true) }
 
-// stepUntil runs the next event if there is one at or before t, and reports
-// whether one ran.
-func (e *Engine) stepUntil(t Tick) bool {
-	if q := e.q; q != nil && q.ringMode {
-		// The usual case: the next event is the head of the ring's first
-		// occupied slot.
-		if q.n == 0 {
+// dispatch runs the events at or before t in order until none is left
+// there, Stop is called or, with one set, one event has run; it reports
+// whether the last attempt ran one.
+func (e *Engine) dispatch(t Tick, one bool) bool {
+	e.depth++ // handlers run from here on (InEvent)
+	defer func() { e.depth-- }()
+	for {
+		if q := e.q; q.ringMode && q.n > 0 {
+			// The usual case: the next event is the head of the ring's
+			// first occupied slot.
+			r := &q.small
+			p := r.cur & (ringSlots - 1)
+			if r.slots[p].head == 0 {
+				p = r.advance() & (ringSlots - 1)
+			}
+			nd := r.node(r.slots[p].head)
+			if nd.k.at > t {
+				return false
+			}
+			k, v := nd.k, nd.v
+			r.unlinkHead(p)
+			q.n--
+			e.ran(k)
+			v.h.Handle(k.at, v.arg)
+		} else if !e.stepSlow(t) {
 			return false
 		}
-		r := &q.small
-		p := r.cur & (ringSlots - 1)
-		if r.slots[p].head == 0 {
-			p = r.advance()
+		if one || e.stopped {
+			return true
 		}
-		k := r.nodes[r.slots[p].head].k
-		if k.at > t {
-			return false
-		}
-		at, v := r.takeAt(p)
-		q.n--
-		if before(&e.hwm, &k) == 1 {
-			e.hwm = k
-		}
-		if Invariants && at < e.now {
-			panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
-		}
-		e.now = at
-		e.executed++
-		e.depth++
-		v.h.Handle(at, v.arg)
-		e.depth--
-		return true
 	}
-	return e.stepSlow(t)
+}
+
+// ran records that the event at k is dispatched: time moves to it.
+func (e *Engine) ran(k Key) {
+	if before(&e.hwm, &k) == 1 {
+		e.hwm = k
+	}
+	if Invariants && k.at < e.now {
+		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", k.at, e.now))
+	}
+	e.now = k.at
+	e.executed++
 }
 
 func (e *Engine) stepSlow(t Tick) bool {
@@ -223,17 +235,8 @@ func (e *Engine) stepSlow(t Tick) bool {
 		}
 		ev = e.alt.pop()
 	}
-	if Invariants && ev.at < e.now {
-		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", ev.at, e.now))
-	}
-	if k := (Key{ev.at, ev.ord}); before(&e.hwm, &k) == 1 {
-		e.hwm = k
-	}
-	e.now = ev.at
-	e.executed++
-	e.depth++
+	e.ran(Key{ev.at, ev.ord})
 	ev.h.Handle(ev.at, ev.arg)
-	e.depth--
 	return true
 }
 
@@ -244,8 +247,7 @@ func (e *Engine) InEvent() bool { return e.depth > 0 }
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {
 	e.stopped = false
-	for !e.stopped && e.stepUntil(MaxTick) {
-	}
+	e.dispatch(MaxTick, false)
 	if !e.stopped {
 		// Reserved events that were never scheduled ran too, doing
 		// nothing: time ends at the latest event, as it would have.
@@ -266,8 +268,7 @@ func (e *Engine) passTo(t Tick) {
 // exactly t run.
 func (e *Engine) RunUntil(t Tick) {
 	e.stopped = false
-	for !e.stopped && e.stepUntil(t) {
-	}
+	e.dispatch(t, false)
 	if !e.stopped {
 		e.now = max(e.now, t)
 		e.passTo(t)

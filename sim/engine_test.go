@@ -110,3 +110,29 @@ func TestInEventIsTrueOnlyInsideAHandler(t *testing.T) {
 	require.True(t, inside)
 	require.False(t, e.InEvent())
 }
+
+// Run ends at the latest time an event was scheduled or reserved for: a
+// reserved event never scheduled ran too, doing nothing.
+func TestRunEndsAtTheLatestReservedOrScheduledTime(t *testing.T) {
+	e := NewEngine()
+	e.Reserve(50, PrioTick)
+	e.After(10, PrioDefault, HandlerFunc(func(Tick, uint64) {}), 0)
+	e.Run()
+	require.Equal(t, Tick(50), e.Now())
+	e.After(100, PrioDefault, HandlerFunc(func(Tick, uint64) {}), 0)
+	e.Run()
+	require.Equal(t, Tick(150), e.Now())
+}
+
+// A handler that panics leaves the engine outside any handler: the caller
+// that recovers can run it again.
+func TestInEventIsFalseAfterAHandlerPanics(t *testing.T) {
+	e := NewEngine()
+	e.After(1, PrioDefault, HandlerFunc(func(Tick, uint64) { panic("boom") }), 0)
+	ran := false
+	e.After(2, PrioDefault, HandlerFunc(func(Tick, uint64) { ran = true }), 0)
+	require.PanicsWithValue(t, "boom", func() { e.Run() })
+	require.False(t, e.InEvent())
+	e.Run()
+	require.True(t, ran)
+}

@@ -26,14 +26,15 @@ type Meter struct {
 	// The fields a span added touches, together.
 	set  *Meters
 	busy []uint64 // unit·ps of busy time per interval of the window
-	// acc is busy time of interval accK not yet in busy: most spans fall
-	// in the interval of the one before, and adding them here touches no
-	// other memory. synced moves it into busy.
-	acc   uint64
-	accK  int
-	inUse uint64 // Set mode: units held since `since`
-	since Tick
-	held  bool // fed by Set: counts units held, not service time
+	// acc is busy time of interval accK, [accLo, accLo+accW), not yet
+	// in busy: most spans fall in the interval of the one before, and
+	// adding them here touches no other memory. synced moves it into busy.
+	acc         uint64
+	accLo, accW Tick
+	accK        int
+	inUse       uint64 // Set mode: units held since `since`
+	since       Tick
+	held        bool // fed by Set: counts units held, not service time
 
 	name     string
 	unit     string
@@ -120,7 +121,7 @@ func (ms *Meters) Window(from, to, interval Tick) error {
 	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = make([]uint64, ms.n)
-		m.acc, m.accK = 0, 0
+		m.acc, m.accK, m.accLo, m.accW = 0, 0, 0, 0
 	}
 	return nil
 }
@@ -142,6 +143,7 @@ func (ms *Meters) Cut(at Tick) error {
 	ms.lo, ms.hi, ms.k = 0, 0, 0
 	for _, m := range ms.list {
 		m.busy = m.busy[:ms.n]
+		m.accK, m.accLo, m.accW = 0, 0, 0 // acc is 0 (synced)
 	}
 	return nil
 }
@@ -173,8 +175,12 @@ func (m *Meter) BusyN(start, end Tick, n uint64) { m.add(start, end, n) }
 // over [previous change, now).
 func (m *Meter) Set(now Tick, inUse uint64) {
 	m.held = true
-	if m.inUse > 0 && now > m.since {
-		m.add(m.since, now, m.inUse)
+	// add's fast path, without the call or a test of the level: a level of
+	// 0 or an empty span adds 0.
+	if m.holds(m.since, now) {
+		m.acc += uint64(now-m.since) * m.inUse
+	} else if m.inUse > 0 {
+		m.addSlow(m.since, now, m.inUse)
 	}
 	m.inUse, m.since = inUse, now
 }
@@ -189,16 +195,30 @@ func (m *Meter) Held() bool { return m.held }
 func (m *Meter) InUse() uint64 { return m.synced().inUse }
 
 func (m *Meter) add(start, end Tick, n uint64) {
-	// Fast path: the span lies in the interval last added to (lo < hi only
-	// inside a window, so before Window nothing passes here).
-	if ms := m.set; start >= ms.lo && end <= ms.hi && end > start {
-		if ms.k != m.accK {
-			if m.acc != 0 {
-				m.busy[m.accK] += m.acc
-			}
-			m.acc, m.accK = 0, ms.k
-		}
+	if m.holds(start, end) {
 		m.acc += uint64(end-start) * n
+		return
+	}
+	m.addSlow(start, end, n)
+}
+
+// holds reports whether acc takes the span [start, end): it lies in acc's
+// interval (the usual case: most spans fall in the interval of the one
+// before). accW is 0 until a span inside the window set it, so before
+// Window only empty spans pass. a wraps above accW when start < accLo, and
+// end-start above accW-a when end < start.
+func (m *Meter) holds(start, end Tick) bool {
+	a := start - m.accLo
+	return a <= m.accW && end-start <= m.accW-a
+}
+
+// addSlow is add for a span outside the interval acc holds.
+func (m *Meter) addSlow(start, end Tick, n uint64) {
+	if ms := m.set; start >= ms.lo && end <= ms.hi && end > start {
+		if m.acc != 0 {
+			m.busy[m.accK] += m.acc
+		}
+		m.acc, m.accK, m.accLo, m.accW = uint64(end-start)*n, ms.k, ms.lo, ms.hi-ms.lo
 		return
 	}
 	m.addSpan(start, end, n)

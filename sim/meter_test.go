@@ -92,3 +92,58 @@ func TestMetersCutEndsTheWindowEarlyForSetAndBusyMeters(t *testing.T) {
 	require.InDelta(t, 150.0/250, busy.Utilisation(), 1e-12)
 	require.Equal(t, []float64{0, 1, 1}, busy.Series())
 }
+
+// A held meter fed by Set counts each level over exactly the time it was
+// held, split at interval boundaries, whatever the levels (0 included) and
+// however often the level changes at one time: the series equals the
+// integral computed picosecond by picosecond.
+func TestMeterSetSeriesEqualsTheLevelIntegral(t *testing.T) {
+	seed := testSeed(t)
+	rng := Stream(seed, "meter-set")
+	const from, to, interval = 300, 5300, 700
+	ms := NewMeters()
+	m, err := ms.New("Tags", "tags", 8)
+	require.NoError(t, err)
+	level := make([]uint64, to+1000) // level[ps], for the reference
+	var now Tick
+	var cur uint64
+	set := func(at Tick, l uint64) {
+		for ps := now; ps < at; ps++ {
+			level[ps] = cur
+		}
+		m.Set(at, l)
+		now, cur = at, l
+	}
+	set(0, 3) // before the window
+	require.NoError(t, ms.Window(from, to, interval))
+	for now < to+500 {
+		set(now+Tick(rng.IntN(3)*rng.IntN(400)), uint64(rng.IntN(3)*rng.IntN(9)))
+	}
+	ms.Finish()
+	got := m.Series()
+	require.Len(t, got, 8)
+	for k := range got {
+		lo, hi := Tick(from+k*interval), min(Tick(from+(k+1)*interval), to)
+		var sum uint64
+		for ps := lo; ps < hi; ps++ {
+			sum += level[ps]
+		}
+		require.Equal(t, float64(sum)/(8*float64(hi-lo)), got[k], "interval %d", k)
+	}
+}
+
+// Spans recorded after Cut, in intervals the cut dropped, count nowhere
+// (and touch no dropped interval), even in the interval the meter added to
+// last.
+func TestMeterSpansAfterCutInDroppedIntervalsCountNowhere(t *testing.T) {
+	ms := NewMeters()
+	m, _ := ms.New("Stage", "slots", 1)
+	require.NoError(t, ms.Window(0, 1000, 100))
+	m.Busy(310, 340) // interval 3, dropped by the cut
+	m.Busy(350, 360) // the same interval: the meter now adds there first
+	m.Busy(120, 170)
+	require.NoError(t, ms.Cut(250))
+	m.Busy(320, 330)
+	m.Busy(200, 260) // 50 counted, up to the cut
+	require.Equal(t, []float64{0, 0.5, 1}, m.Series())
+}

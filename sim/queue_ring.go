@@ -18,9 +18,10 @@ import "math/bits"
 type nearRing struct {
 	slots [ringSlots]ringSlot // each position's list
 	bits  [ringSlots / 64]uint64
-	nodes []ringNode // nodes[0] is unused: 0 ends a list
-	free  []uint32   // free[:nfree] are the nodes not in use
-	nfree int
+	nodes [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
+	free  [ringNodes]uint8    // free[:nfree] are the nodes not in use
+	nfree uint8
+	used  uint8   // nodes[1:used+1] have been handed out at least once
 	far   []event // a binary heap of the events beyond the window
 	cur   uint64  // absolute slot of the window's start
 	n     int     // events in the ring (far excluded)
@@ -30,107 +31,138 @@ type nearRing struct {
 const (
 	ringShift = 10   // slot width 1024 ps
 	ringSlots = 4096 // window about 4.2 µs
+	// ringNodes bounds the events the ring holds at once: ring mode ends
+	// above ringOn events, so ringOn+1 nodes (and node 0, unused) are the
+	// most it ever needs. A power of two, so that a node number masked with
+	// ringNodes-1 needs no bounds check.
+	ringNodes = 128
 )
 
+// The ring's node pool must hold every event of ring mode.
+var _ = [ringNodes - ringOn - 2]struct{}{}
+
 // ringSlot is one position's list: its first and last node (0: empty),
-// side by side so that one cache line holds both.
-type ringSlot struct{ head, tail uint32 }
+// side by side.
+type ringSlot struct{ head, tail uint8 }
 
 type ringNode struct {
 	k    qkey
 	v    payload
-	next uint32
+	next uint8
 }
 
 func (r *nearRing) len() int { return r.n + len(r.far) }
+
+// node is node id's storage.
+func (r *nearRing) node(id uint8) *ringNode { return &r.nodes[id&(ringNodes-1)] }
+
+// alloc takes a node out of the pool.
+func (r *nearRing) alloc() uint8 {
+	if r.nfree > 0 {
+		r.nfree--
+		return r.free[r.nfree&(ringNodes-1)]
+	}
+	if r.used == ringNodes-1 {
+		panic("sim: ring: node pool exhausted") // unreachable: ring mode ends above ringOn events
+	}
+	r.used++
+	return r.used
+}
+
+// release puts node id back into the pool; it keeps its payload until
+// reused.
+func (r *nearRing) release(id uint8) {
+	r.free[r.nfree&(ringNodes-1)] = id
+	r.nfree++
+}
 
 // insert adds an event and returns its node (0: in far).
 func (r *nearRing) insert(k qkey, v payload) uint32 {
 	s := uint64(k.at) >> ringShift
 	if s-r.cur >= ringSlots {
-		if s >= r.cur {
-			r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
-			return 0
-		}
-		r.rewind(s)
+		return r.insertOutside(k, v, s)
 	}
-	if r.nfree == 0 {
-		r.growNodes()
-	}
-	r.nfree--
-	id := r.free[r.nfree]
-	nd := &r.nodes[id]
+	id := r.alloc()
+	nd := r.node(id)
 	nd.k, nd.v, nd.next = k, v, 0
 	r.n++
 	p := s & (ringSlots - 1)
-	t := r.slots[p].tail
+	sl := &r.slots[p]
+	t := sl.tail
 	switch {
 	case t == 0:
-		r.slots[p] = ringSlot{id, id}
+		sl.head, sl.tail = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.nodes[t].k, &k) == 1: // the usual case: after the last
-		r.nodes[t].next = id
-		r.slots[p].tail = id
+	case before(&r.node(t).k, &k) == 1: // the usual case: after the last
+		r.node(t).next = id
+		sl.tail = id
 	default:
-		r.link(p, id)
+		r.link(sl, id)
 	}
-	return id
+	return uint32(id)
+}
+
+// insertOutside adds an event of absolute slot s outside the window: to
+// far when it is later, into the ring after a rewind when it is earlier.
+func (r *nearRing) insertOutside(k qkey, v payload, s uint64) uint32 {
+	if s >= r.cur {
+		r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
+		return 0
+	}
+	r.rewind(s)
+	return r.insert(k, v)
 }
 
 // remove takes node id, an event at time at not yet dispatched, out of the
 // ring.
-func (r *nearRing) remove(id uint32, at Tick) {
+func (r *nearRing) remove(n uint32, at Tick) {
+	id := uint8(n)
 	p := (uint64(at) >> ringShift) & (ringSlots - 1)
-	nodes := r.nodes
-	next := nodes[id].next
-	if h := r.slots[p].head; h == id {
+	sl := &r.slots[p]
+	next := r.node(id).next
+	if h := sl.head; h == id {
 		if next == 0 {
-			r.slots[p] = ringSlot{}
+			*sl = ringSlot{}
 			r.bits[p>>6] &^= 1 << (p & 63)
 		} else {
-			r.slots[p].head = next
+			sl.head = next
 		}
 	} else {
-		for nodes[h].next != id {
-			h = nodes[h].next
+		for r.node(h).next != id {
+			h = r.node(h).next
 		}
-		nodes[h].next = next
+		r.node(h).next = next
 		if next == 0 {
-			r.slots[p].tail = h
+			sl.tail = h
 		}
 	}
-	nodes[id].v = payload{}
-	r.free[r.nfree] = id
-	r.nfree++
+	r.node(id).v = payload{}
+	r.release(id)
 	r.n--
 }
 
-// link puts node id in order into the non-empty list of position p, not
-// after its tail.
-func (r *nearRing) link(p uint64, id uint32) {
-	nodes := r.nodes
-	k := &nodes[id].k
-	h := r.slots[p].head
-	if before(k, &nodes[h].k) == 1 {
-		nodes[id].next = h
-		r.slots[p].head = id
+// link puts node id in order into the non-empty list sl, not after its
+// tail.
+func (r *nearRing) link(sl *ringSlot, id uint8) {
+	nd := r.node(id)
+	k := &nd.k
+	h := sl.head
+	if before(k, &r.node(h).k) == 1 {
+		nd.next = h
+		sl.head = id
 		return
 	}
-	for before(&nodes[nodes[h].next].k, k) == 1 {
-		h = nodes[h].next
+	for before(&r.node(r.node(h).next).k, k) == 1 {
+		h = r.node(h).next
 	}
-	nodes[id].next = nodes[h].next
-	nodes[h].next = id
+	nd.next = r.node(h).next
+	r.node(h).next = id
 }
 
-// first is the ring position of the earliest event; the ring must hold
-// one.
-func (r *nearRing) first() uint64 {
-	p := r.cur & (ringSlots - 1)
-	w := p >> 6
-	if b := r.bits[w] >> (p & 63); b != 0 {
-		return p + uint64(bits.TrailingZeros64(b))
-	}
+// next is the ring position of the earliest event in the bitmap words
+// after word w (mod the bitmap's length), in ring order; the ring must
+// hold one.
+func (r *nearRing) next(w uint64) uint64 {
 	for i := uint64(1); i <= ringSlots/64; i++ {
 		wi := (w + i) & (ringSlots/64 - 1)
 		if r.bits[wi] != 0 {
@@ -157,10 +189,20 @@ func (r *nearRing) advance() uint64 {
 		r.cur = uint64(r.far[0].at) >> ringShift
 		r.pull()
 	}
-	p := r.first()
+	// The earliest event's position: usually in the bitmap word of the
+	// current slot, else in a later one (next).
+	c := r.cur
+	var p uint64
+	if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
+		p = c&(ringSlots-1) + uint64(bits.TrailingZeros64(b))
+	} else {
+		p = r.next(c >> 6)
+	}
 	if d := (p - r.cur) & (ringSlots - 1); d != 0 {
 		r.cur += d
-		r.pull()
+		if len(r.far) > 0 {
+			r.pull()
+		}
 	}
 	return p
 }
@@ -175,12 +217,11 @@ func (r *nearRing) rewind(s uint64) {
 	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots && r.n > 0; a++ {
 		p := a & (ringSlots - 1)
 		for id := r.slots[p].head; id != 0; {
-			nd := &r.nodes[id]
+			nd := r.node(id)
 			r.farPush(event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg})
 			next := nd.next
 			nd.v = payload{}
-			r.free[r.nfree] = id
-			r.nfree++
+			r.release(id)
 			r.n--
 			id = next
 		}
@@ -201,7 +242,7 @@ func (r *nearRing) pull() {
 // peek is the next event's key. The set must not be empty.
 func (r *nearRing) peek() qkey {
 	p := r.settle()
-	return r.nodes[r.slots[p].head].k
+	return r.node(r.slots[p].head).k
 }
 
 // takeFirst removes the next event and returns its time and payload. The
@@ -211,18 +252,24 @@ func (r *nearRing) takeFirst() (Tick, payload) { return r.takeAt(r.settle()) }
 // takeAt removes the first event of position p, which settle returned, and
 // returns its time and payload.
 func (r *nearRing) takeAt(p uint64) (Tick, payload) {
-	id := r.slots[p].head
-	nd := &r.nodes[id]
-	if nd.next == 0 {
-		r.slots[p] = ringSlot{}
-		r.bits[p>>6] &^= 1 << (p & 63)
-	} else {
-		r.slots[p].head = nd.next
+	nd := r.unlinkHead(p)
+	return nd.k.at, nd.v
+}
+
+// unlinkHead takes the first node of position p out of its list and
+// returns it; it is free again, but keeps its contents until reused.
+func (r *nearRing) unlinkHead(p uint64) *ringNode {
+	sl := &r.slots[p&(ringSlots-1)]
+	id := sl.head
+	nd := &r.nodes[id&(ringNodes-1)]
+	if sl.head = nd.next; sl.head == 0 {
+		sl.tail = 0
+		r.bits[p>>6&(ringSlots/64-1)] &^= 1 << (p & 63)
 	}
-	r.free[r.nfree] = id // the node keeps its payload until reused
+	r.free[r.nfree&(ringNodes-1)] = id
 	r.nfree++
 	r.n--
-	return nd.k.at, nd.v
+	return nd
 }
 
 // take removes and returns the next event. The set must not be empty.
@@ -254,22 +301,6 @@ func (r *nearRing) load(evs []event) {
 	for i := range evs {
 		r.insert(qkey{evs[i].at, evs[i].ord}, payload{evs[i].h, evs[i].arg})
 	}
-}
-
-// growNodes doubles the node pool (after warm-up it is large enough and
-// nothing allocates).
-func (r *nearRing) growNodes() {
-	old := len(r.nodes)
-	c := max(2*old, 64)
-	nodes := make([]ringNode, c)
-	copy(nodes, r.nodes)
-	free := make([]uint32, c)
-	copy(free, r.free[:r.nfree])
-	for i := c - 1; i >= max(old, 1); i-- {
-		free[r.nfree] = uint32(i)
-		r.nfree++
-	}
-	r.nodes, r.free = nodes, free
 }
 
 func (r *nearRing) farPush(ev event) {

@@ -333,3 +333,19 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 	require.Positive(t, far, "no event went beyond the window")
 	require.Positive(t, rewound, "the window never moved back")
 }
+
+// Ring mode holds up to ringOn+1 events at once, all of them in one slot
+// at worst, each new one going to the head of its slot's list: the node
+// pool holds them all and they leave in order.
+func TestRingModeHoldsItsMostEventsInOneSlot(t *testing.T) {
+	q := newEventQueue()
+	for i := ringOn + 1; i > 0; i-- {
+		require.True(t, q.ringMode)
+		q.push(event{at: 5 * NS, ord: uint64(i), arg: uint64(i)})
+	}
+	require.False(t, q.ringMode, "the queue left ring mode above ringOn events")
+	for i := 1; i <= ringOn+1; i++ {
+		require.Equal(t, uint64(i), q.pop().arg)
+	}
+	require.Zero(t, q.Len())
+}
