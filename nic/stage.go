@@ -163,7 +163,6 @@ func (s *stage) Tick(now sim.Tick) bool {
 		m := h.m
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
-		*h = inflight{}
 		if s.head++; s.head == len(s.fl) {
 			s.head = 0
 		}
@@ -187,8 +186,9 @@ func (s *stage) Tick(now sim.Tick) bool {
 			resourceStall = true
 			break
 		}
-		s.in.Pop()
-		s.fl[s.nextSlot()] = inflight{m: m, readyAt: now + s.hold, start: now, waiting: r == acceptAsync}
+		s.in.Drop()
+		f := &s.fl[s.nextSlot()]
+		f.m, f.readyAt, f.start, f.waiting = m, now+s.hold, now, r == acceptAsync
 		if r == acceptAsync {
 			s.waitingN++
 			if s.waits != nil {

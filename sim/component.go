@@ -31,16 +31,18 @@ func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed, Met
 // one tick event is pending at any time, and a component never ticks twice on
 // one edge.
 type TickDriver struct {
-	name     string
-	clock    ClockDomain
-	eng      *Engine
-	t        Ticker
-	pending  bool
-	pendAt   Tick
-	lastTick Tick
-	ticked   bool
-	ticks    uint64
-	edge     Tick // the last edge nextEdge found
+	name    string
+	clock   ClockDomain
+	eng     *Engine
+	t       Ticker
+	pending bool
+	pendAt  Tick
+	// minEdge is the earliest edge a tick may take: one period after the
+	// last tick (0 before the first). Edges are multiples of the period,
+	// so an edge before it is at or before the last tick.
+	minEdge Tick
+	ticks   uint64
+	edge    Tick // the last edge nextEdge found
 
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
@@ -226,8 +228,7 @@ func (d *TickDriver) settleQuiet() bool {
 	}
 	d.quiet = false
 	at := d.quietAt
-	d.lastTick = at
-	d.ticked = true
+	d.minEdge = at + d.clock.Period
 	d.ticks++
 	d.quiets++
 	if len(d.arrivals) > 0 {
@@ -249,11 +250,7 @@ func (d *TickDriver) supersede() {
 // edgeFor is the edge a wake for t asks for: the first at or after t,
 // strictly after the last tick.
 func (d *TickDriver) edgeFor(t Tick) Tick {
-	at := d.nextEdge(t)
-	if d.ticked && at <= d.lastTick {
-		at = d.lastTick + d.clock.Period
-	}
-	return at
+	return max(d.nextEdge(t), d.minEdge)
 }
 
 // nextEdge is d.clock.NextEdge(t), without a division when t is within a
@@ -317,8 +314,7 @@ func (d *TickDriver) ghostFor(n Key) Key {
 		}
 		keep = append(keep, g)
 	}
-	clear(d.ghosts[len(keep):])
-	d.ghosts = keep
+	d.ghosts = keep // keys hold no pointers: the tail needs no clearing
 	return k
 }
 
@@ -334,8 +330,7 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 	// a smaller key: the tick runs here, as it would have.
 	d.idle = false
 	d.pending = false
-	d.lastTick = now
-	d.ticked = true
+	d.minEdge = now + d.clock.Period
 	d.ticks++
 	if d.t.Tick(now) {
 		if d.idle {
@@ -388,7 +383,8 @@ func (d *TickDriver) checkArrivals(now Tick) {
 			d.eng.ScheduleKey(a.k, a.h, 0)
 		}
 	}
-	clear(d.arrivals[len(keep):])
+	// The tail is not cleared: its handlers are the ports' wakes, which
+	// live as long as the driver.
 	d.arrivals = keep
 }
 
@@ -462,8 +458,7 @@ func (d *TickDriver) Settle() {
 	d.idle = false
 	d.pending = false
 	at := d.pendAt
-	d.lastTick = at
-	d.ticked = true
+	d.minEdge = at + d.clock.Period
 	d.ticks++
 	d.idler.IdleTick(at)
 	if len(d.arrivals) > 0 {

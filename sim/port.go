@@ -144,8 +144,17 @@ func (p *Port[T]) Peek() (T, bool) {
 // Pop removes and returns the oldest visible message, returning its credit.
 func (p *Port[T]) Pop() (T, bool) {
 	m, ok := p.Peek()
-	if !ok {
-		return m, false
+	if ok {
+		p.Drop()
+	}
+	return m, ok
+}
+
+// Drop removes the oldest message, which Peek has just returned, returning
+// its credit: Pop without looking at the message again.
+func (p *Port[T]) Drop() {
+	if p.n == 0 {
+		panic(fmt.Sprintf("sim: port %q: Drop on an empty port", p.name))
 	}
 	var zero T
 	p.buf[p.head].msg = zero
@@ -157,7 +166,6 @@ func (p *Port[T]) Pop() (T, bool) {
 		p.blocked = false
 		p.src.Wake()
 	}
-	return m, true
 }
 
 // NextVisible is when the oldest message becomes visible (MaxTick if empty).
