@@ -175,7 +175,11 @@ func (s *stage) Tick(now sim.Tick) bool {
 	}
 	// Accept up to ItemsPerCycle items on an accepting cycle.
 	accepted, resourceStall := 0, false
-	for now >= s.nextAccept && accepted < s.ipc && s.n < len(s.fl) {
+	room := 0 // items it may take: none outside an accepting cycle
+	if now >= s.nextAccept {
+		room = min(s.ipc, len(s.fl)-s.n)
+	}
+	for accepted < room {
 		m, ok := s.in.Peek()
 		if !ok {
 			break

@@ -42,7 +42,7 @@ type TickDriver struct {
 	// so an edge before it is at or before the last tick.
 	minEdge Tick
 	ticks   uint64
-	edge    Tick // the last edge nextEdge found
+	edge    Tick // the last edge nextEdge found (0 at first)
 
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
@@ -249,23 +249,27 @@ func (d *TickDriver) supersede() {
 
 // edgeFor is the edge a wake for t asks for: the first at or after t,
 // strictly after the last tick.
-func (d *TickDriver) edgeFor(t Tick) Tick {
-	return max(d.nextEdge(t), d.minEdge)
+func (d *TickDriver) edgeFor(t Tick) Tick { return max(d.nextEdge(t), d.minEdge) }
+
+// nextEdge is d.clock.NextEdge(t). The edge it found last is kept: a
+// driver is woken near it, and Tick being unsigned, t is within the
+// period up to it exactly when edge-t < Period.
+func (d *TickDriver) nextEdge(t Tick) Tick {
+	if e := d.edge; e-t < d.clock.Period {
+		return e
+	}
+	return d.moveEdge(t)
 }
 
-// nextEdge is d.clock.NextEdge(t), without a division when t is within a
-// period after the last edge it found (a driver is woken near its last
-// edge).
-func (d *TickDriver) nextEdge(t Tick) Tick {
-	e, p := d.edge, d.clock.Period
-	switch {
-	case t <= e && e-t < p:
-		return e
-	case t > e && t-e <= p:
-		d.edge = e + p
-		return d.edge
+// moveEdge finds d.clock.NextEdge(t) for a t not within the period up to
+// the last edge found, without a division when t is within the period
+// after it.
+func (d *TickDriver) moveEdge(t Tick) Tick {
+	if t-d.edge-1 < d.clock.Period {
+		d.edge += d.clock.Period
+	} else {
+		d.edge = d.clock.NextEdge(t)
 	}
-	d.edge = d.clock.NextEdge(t)
 	return d.edge
 }
 
@@ -355,11 +359,11 @@ func (d *TickDriver) arrival(at Tick, h Handler) {
 	if d.idle {
 		d.Settle()
 	}
-	if d.quiet && d.clock.NextEdge(at) <= d.quietAt {
+	if d.quiet && d.nextEdge(at) <= d.quietAt {
 		d.unquiet() // the message may be taken at the quiet tick
 	}
 	k := d.eng.Reserve(at, PrioDeliver)
-	if d.pending && d.pendAt <= d.clock.NextEdge(at) && d.eng.Virtual(k) {
+	if d.pending && d.pendAt <= d.nextEdge(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
 			d.eng.ScheduleKey(k, h, 0)
 			return
@@ -377,7 +381,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 	for _, a := range d.arrivals {
 		switch {
 		case a.k.at <= now:
-		case d.pending && d.pendAt <= d.clock.NextEdge(a.k.at):
+		case d.pending && d.pendAt <= d.nextEdge(a.k.at):
 			keep = append(keep, a)
 		default:
 			d.eng.ScheduleKey(a.k, a.h, 0)
