@@ -229,13 +229,18 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
-	if next != sim.MaxTick {
-		stalls := s.stallsAt(next)
-		if !stalls && s.writeStallsAt(next) {
-			stalls, s.writeStall = true, true
-		}
-		s.wakeFor(next, stalls, s.out)
+	if next == sim.MaxTick {
+		return
 	}
+	stalls := s.stallsAt(next)
+	if !stalls && s.writer != nil && s.writeStallsAt(next) {
+		stalls, s.writeStall = true, true
+	}
+	if !stalls {
+		s.drv.WakeAt(next) // the usual case, without wakeFor's call
+		return
+	}
+	s.wakeFor(next, true, s.out)
 }
 
 // writeStallsAt reports whether the tick at next, unless something wakes
