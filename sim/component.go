@@ -61,7 +61,10 @@ type TickDriver struct {
 	// place the driver will be due to tick no later than the edge they
 	// would wake it for, so they would do nothing. One is queued at its key
 	// as soon as that may no longer hold (after a tick).
-	arrivals []arrival
+	arrivals []Key
+	// woken is the handler of the driver's port arrivals: it wakes the
+	// driver, as each port's own wake would.
+	woken arrivalWake
 	// idle: the pending tick is reserved, not queued (WakeIdle). It is
 	// queued at its key when anything wakes the driver before its place;
 	// once its place has passed, settle runs its bookkeeping (IdleTick).
@@ -112,10 +115,11 @@ type WakeIdler interface {
 	IdleOnWake(now Tick) bool
 }
 
-type arrival struct {
-	k Key
-	h Handler
-}
+// arrivalWake wakes its driver when a message arriving on one of the
+// driver's ports becomes visible.
+type arrivalWake struct{ d *TickDriver }
+
+func (w *arrivalWake) Handle(Tick, uint64) { w.d.Wake() }
 
 var _ Handler = (*TickDriver)(nil)
 var _ Waker = (*TickDriver)(nil)
@@ -123,6 +127,7 @@ var _ Waker = (*TickDriver)(nil)
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
 	d := &TickDriver{name: name, clock: clock, eng: eng, t: t}
+	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
 	d.wakeIdler, _ = t.(WakeIdler)
 	d.quieter, _ = t.(QuietTicker)
@@ -348,14 +353,14 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 }
 
 // arrival is a port's message becoming visible at at, which wakes the
-// driver there (h, at priority PrioDeliver). When the driver is due to tick
+// driver there (d.woken, at priority PrioDeliver). When the driver is due to tick
 // by the edge that wake would ask for, the event would do nothing and is
 // only reserved.
 //
 // A reserved idle tick (WakeIdle) takes no message: an arrival it covers
 // is reserved as for any tick (and forgotten when the idle tick settles),
 // and a later one is queued at its key now rather than after the tick.
-func (d *TickDriver) arrival(at Tick, h Handler) {
+func (d *TickDriver) arrival(at Tick) {
 	if d.idle {
 		d.Settle()
 	}
@@ -365,31 +370,29 @@ func (d *TickDriver) arrival(at Tick, h Handler) {
 	k := d.eng.Reserve(at, PrioDeliver)
 	if d.pending && d.pendAt <= d.nextEdge(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
-			d.eng.ScheduleKey(k, h, 0)
+			d.eng.ScheduleKey(k, &d.woken, 0)
 			return
 		}
-		d.arrivals = append(d.arrivals, arrival{k, h})
+		d.arrivals = append(d.arrivals, k)
 		return
 	}
-	d.eng.ScheduleKey(k, h, 0)
+	d.eng.ScheduleKey(k, &d.woken, 0)
 }
 
 // checkArrivals, after a tick at now, forgets the reserved arrivals whose
 // place has passed and queues those that would no longer do nothing.
 func (d *TickDriver) checkArrivals(now Tick) {
 	keep := d.arrivals[:0]
-	for _, a := range d.arrivals {
+	for _, k := range d.arrivals {
 		switch {
-		case a.k.at <= now:
-		case d.pending && d.pendAt <= d.nextEdge(a.k.at):
-			keep = append(keep, a)
+		case k.at <= now:
+		case d.pending && d.pendAt <= d.nextEdge(k.at):
+			keep = append(keep, k)
 		default:
-			d.eng.ScheduleKey(a.k, a.h, 0)
+			d.eng.ScheduleKey(k, &d.woken, 0)
 		}
 	}
-	// The tail is not cleared: its handlers are the ports' wakes, which
-	// live as long as the driver.
-	d.arrivals = keep
+	d.arrivals = keep // keys hold no pointers: the tail needs no clearing
 }
 
 // WakeIdle is WakeAt(t) for a tick the component knows, now, will do only

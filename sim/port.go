@@ -55,8 +55,8 @@ func (p *Port[T]) Connect(src, dst Waker) {
 	p.src, p.dst = src, dst
 	p.dstWake = nil
 	p.dstDrv, _ = dst.(*TickDriver)
-	if dst != nil {
-		p.dstWake = &portWake{dst, p.dstDrv}
+	if dst != nil && p.dstDrv == nil {
+		p.dstWake = &portWake{dst}
 	}
 }
 
@@ -111,26 +111,18 @@ func (p *Port[T]) Send(m T) error {
 	case p.latency == 0:
 		p.dst.Wake()
 	case p.dstDrv != nil:
-		p.dstDrv.arrival(now+p.latency, p.dstWake)
+		p.dstDrv.arrival(now + p.latency)
 	default:
 		p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
 	}
 	return nil
 }
 
-// portWake wakes a component when a delayed message becomes visible.
-type portWake struct {
-	w Waker
-	d *TickDriver // w, when it is a tick driver (a direct call)
-}
+// portWake wakes a component that is not a tick driver when a delayed
+// message becomes visible (a tick driver's arrivals are its own).
+type portWake struct{ w Waker }
 
-func (pw *portWake) Handle(Tick, uint64) {
-	if pw.d != nil {
-		pw.d.Wake()
-		return
-	}
-	pw.w.Wake()
-}
+func (pw *portWake) Handle(Tick, uint64) { pw.w.Wake() }
 
 // Peek returns the oldest message if it is visible now.
 func (p *Port[T]) Peek() (T, bool) {
