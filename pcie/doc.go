@@ -24,6 +24,14 @@
 //     side) sends it A byte times later. A saturated direction therefore
 //     spends exactly 16/A + 4/1538 of its time on DLLPs and SKPs, which is
 //     the share docs/sources.md 11 deducts.
+//   - A burst's arrival is an event unless it is quiet: it changes nothing
+//     at the far end (an UpdateFC, an ACK or SKP, a write-combined MMIO
+//     line before the write's last) and only the bookkeeping of the peer
+//     transmitter while that one is busy (owed ACKs and UpdateFCs, credits
+//     it reads when its burst ends). A quiet arrival's place in the order
+//     is reserved (sim.Engine.Reserve) and it is applied once that place
+//     has passed, before the peer's next end of burst; should the peer
+//     fall idle first, the quiet arrivals still to come become events.
 //   - Flow control: the transmitter consumes header and data credits of
 //     the receiver (P, NP, Cpl) when a TLP starts; the receiver returns
 //     them in an UpdateFC on the opposite direction; a TLP without credits

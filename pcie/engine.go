@@ -212,5 +212,3 @@ func (p *path) take(now sim.Tick, t *tlp) {
 		d.roomFreed()
 	}
 }
-
-func (p *path) sent(now sim.Tick, t *tlp) {}

@@ -42,6 +42,8 @@ func (r *recorder) receive(now sim.Tick, t *tlp) {
 	r.next.receive(now, t)
 }
 
+func (r *recorder) inert(t *tlp) bool { return r.next.inert(t) }
+
 // newTestLink builds a link with recorders on both far ends.
 func newTestLink(t *testing.T, spec Spec) (*Link, *sim.Env, *recorder, *recorder) {
 	env := sim.NewEnv(1)

@@ -73,6 +73,10 @@ func (h *host) receive(now sim.Tick, t *tlp) {
 	}
 }
 
+// inert: every TLP arriving at the host starts a read or makes a write
+// visible.
+func (h *host) inert(t *tlp) bool { return false }
+
 // plan sets the job's next completion and the time its data is ready.
 func (h *host) plan(j *hostJob) {
 	cur := j.addr + j.off
@@ -153,5 +157,3 @@ func (h *host) take(now sim.Tick, t *tlp) {
 	}
 	h.heapFix0()
 }
-
-func (h *host) sent(now sim.Tick, t *tlp) {}

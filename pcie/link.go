@@ -93,6 +93,10 @@ func (l *Link) Stats() *Stats {
 // nicRx is the NIC end of the downstream direction.
 type nicRx struct{ l *Link }
 
+// inert: a write-combined line before the last of its MMIO write only
+// lands in the NIC's buffer; the write's last line completes it.
+func (n nicRx) inert(t *tlp) bool { return t.kind == KindMWr && !t.last }
+
 func (n nicRx) receive(now sim.Tick, t *tlp) {
 	switch t.kind {
 	case KindCplD:

@@ -25,13 +25,13 @@ type source interface {
 	peek(now sim.Tick) (*tlp, sim.Tick)
 	// take commits the TLP last returned by peek: it starts on the wire.
 	take(now sim.Tick, t *tlp)
-	// sent reports that its last byte has left the transmitter.
-	sent(now sim.Tick, t *tlp)
 }
 
 // receiver is the far end of a direction.
 type receiver interface {
 	receive(now sim.Tick, t *tlp)
+	// inert reports that receiving t changes nothing at the far end.
+	inert(t *tlp) bool
 }
 
 // burst is what a transmitter puts on the wire in one go: DLLPs and SKP
@@ -41,6 +41,16 @@ type burst struct {
 	t      tlp
 	hasFC  bool
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
+}
+
+// flight is a burst on its way to the far end. Its arrival is an event at
+// k, or, when it is quiet (it changes nothing at the far end, only the
+// bookkeeping of the peer transmitter while that one is busy), only
+// reserved at k and applied once k has passed (settleArrivals).
+type flight struct {
+	b     burst
+	k     sim.Key
+	quiet bool
 }
 
 // Event kinds in the low two bits of a transmitter event's arg; timers
@@ -79,10 +89,10 @@ type tx struct {
 	busy     bool
 	starting bool // inside start: a source woke a client that kicked
 	startAt  sim.Tick
-	cur      burst // on the wire
-	fin      burst // just finished (stable while its callbacks run)
-	arr      burst // arriving
-	inflight ring[burst]
+	endAt    sim.Tick // end of the burst on the wire (busy)
+	cur      burst    // on the wire
+	fin      burst    // just finished, arriving at once (no latency)
+	inflight ring[flight]
 
 	timerArmed bool
 	timerAt    sim.Tick
@@ -106,8 +116,9 @@ func (t *tx) Handle(now sim.Tick, arg uint64) {
 	case evEnd:
 		t.end(now)
 	case evArrive:
-		t.arr = t.inflight.pop()
-		t.arrive(now, &t.arr)
+		t.settleArrivals()
+		t.arrive(now, &t.inflight.front().b)
+		t.inflight.pop()
 	case evTimer:
 		if t.timerArmed && sim.Tick(arg>>2) == now {
 			t.timerArmed = false
@@ -318,25 +329,85 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	t.st.BusyPS += uint64(d)
 	t.busy = true
 	t.startAt = now
+	t.endAt = now + d
 	t.meter.Set(now, 1)
 	t.eng.After(d, sim.PrioDeliver, t, evEnd)
 }
 
 func (t *tx) end(now sim.Tick) {
+	t.peer.settleArrivals() // the peer's quiet arrivals before now are this one's bookkeeping
 	t.busy = false
 	t.meter.Set(now, 0)
-	t.fin = t.cur
-	b := &t.fin
 	if t.latency == 0 {
-		t.arrive(now, b)
+		t.fin = t.cur
+		t.arrive(now, &t.fin)
 	} else {
-		t.inflight.push(*b)
-		t.eng.After(t.latency, sim.PrioDeliver, t, evArrive)
-	}
-	if b.hasTLP {
-		t.src[b.t.class].sent(now, &b.t)
+		t.launch(now)
 	}
 	t.start(now, false)
+	if !t.busy {
+		t.peer.wakeQuiet()
+	}
+}
+
+// launch sends the burst that just ended towards the far end. Its arrival
+// is an event, unless it is quiet: then only its place is reserved (the
+// same place, so every other event keeps its order) and settleArrivals
+// applies it once that place has passed.
+func (t *tx) launch(now sim.Tick) {
+	t.settleArrivals()
+	if !t.quiet(&t.cur) {
+		t.eng.After(t.latency, sim.PrioDeliver, t, evArrive)
+		*t.inflight.pushSlot() = flight{b: t.cur}
+		return
+	}
+	k := t.eng.Reserve(now+t.latency, sim.PrioDeliver)
+	quiet := t.eng.Virtual(k)
+	if !quiet {
+		t.eng.ScheduleKey(k, t, evArrive)
+	}
+	*t.inflight.pushSlot() = flight{b: t.cur, k: k, quiet: quiet}
+}
+
+// quiet reports whether burst b would change nothing but the peer
+// transmitter's bookkeeping while that one is busy (owed ACKs and
+// UpdateFCs, credits it reads only when its burst ends), so that its
+// arrival need not be an event: it changes nothing at the far end, and it
+// carries nothing or the peer is busy. Should the peer fall idle before it
+// arrives, wakeQuiet makes its arrival an event again.
+func (t *tx) quiet(b *burst) bool {
+	if b.hasTLP && !t.rx.inert(&b.t) {
+		return false
+	}
+	return !b.hasTLP && !b.hasFC || t.peer.busy
+}
+
+// wakeQuiet queues at their places the quiet arrivals still to come: the
+// peer transmitter they account to has fallen idle, where an UpdateFC or a
+// TLP wakes it.
+func (t *tx) wakeQuiet() {
+	for i := 0; i < t.inflight.len(); i++ {
+		f := t.inflight.slot(i)
+		if f.quiet && !t.eng.Passed(f.k) && (f.b.hasTLP || f.b.hasFC) {
+			f.quiet = false
+			t.eng.ScheduleKey(f.k, t, evArrive)
+		}
+	}
+}
+
+// settleArrivals applies the quiet arrivals whose place has passed, in
+// order. Every reader of what they change (the peer's end of burst, this
+// direction's next arrival event, the peer's credit meters) calls it
+// first.
+func (t *tx) settleArrivals() {
+	for t.inflight.len() > 0 {
+		f := t.inflight.front()
+		if !f.quiet || !t.eng.Passed(f.k) {
+			return
+		}
+		t.arrive(f.k.At(), &f.b)
+		t.inflight.pop()
+	}
 }
 
 // arrive hands a burst to the far end: credits carried by an UpdateFC go

@@ -1,0 +1,84 @@
+package pcie
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/sim"
+)
+
+// quietRun drives both directions at once: DMA writes upstream (one every
+// gapPS, or back to back when gapPS is 0) while the CPU writes 256 B of
+// write-combined stores downstream (four MWr, three of which change
+// nothing at the NIC) every 300 ns; the host's UpdateFCs and ACKs flow
+// down between them. It returns everything that reached either end, when,
+// the statistics, the credit meters and the number of events run.
+type quietRun struct {
+	up, down     []sim.Tick
+	wlog, mlog   doneLog
+	stats        Stats
+	creditLevels []uint64
+	events       uint64
+}
+
+func runQuiet(t *testing.T, gapPS sim.Tick, all bool) quietRun {
+	spec := DefaultSpec()
+	spec.HostPHCredits, spec.HostPDCredits = 8, 64 // UpdateFCs matter
+	env := sim.NewEnv(1)
+	if all {
+		env.Engine.LeaveNothingOut()
+	}
+	l, err := New("pcie", spec, env, rnicClock)
+	require.NoError(t, err)
+	up, down := &recorder{next: l.up.rx}, &recorder{next: l.down.rx}
+	l.up.rx, l.down.rx = up, down
+	var r quietRun
+	const writes, mmios = 400, 60
+	var w, m uint64
+	var step sim.HandlerFunc
+	step = func(now sim.Tick, kind uint64) {
+		if kind == 0 && w < writes {
+			if l.DMA().CanAcceptWrite() {
+				require.NoError(t, l.DMA().Write(w*64, 64, &r.wlog, w))
+				w++
+			}
+			env.Engine.After(max(gapPS, 1000), sim.PrioDefault, step, 0)
+		}
+		if kind == 1 && m < mmios {
+			require.NoError(t, l.MMIOWrite(0x1000+m%8*256, 256, &r.mlog, m))
+			m++
+			env.Engine.After(300_000, sim.PrioDefault, step, 1)
+		}
+	}
+	step(0, 0)
+	step(0, 1)
+	env.Engine.Run()
+	r.up, r.down, r.stats, r.events = up.at, down.at, *l.Stats(), env.Engine.Executed()
+	for _, mt := range env.Meters.List() {
+		r.creditLevels = append(r.creditLevels, mt.InUse())
+	}
+	return r
+}
+
+// A burst whose arrival changes nothing at the far end and only the
+// bookkeeping of a busy peer transmitter (an UpdateFC, an ACK, a line of a
+// write-combined MMIO write before its last) arrives without an event:
+// every TLP reaches its end at the same time, every request completes at
+// the same time and every statistic is the same as with an engine that
+// leaves nothing out, whether the peer stays busy (back-to-back writes) or
+// falls idle while such bursts are on the wire (sparse writes).
+func TestQuietArrivalsChangeNoFigure(t *testing.T) {
+	for _, gap := range []sim.Tick{0, 9_000, 40_000} {
+		got := runQuiet(t, gap, false)
+		want := runQuiet(t, gap, true)
+		require.NotEmpty(t, got.down)
+		require.Equal(t, want.up, got.up, "gap %d: upstream arrivals", gap)
+		require.Equal(t, want.down, got.down, "gap %d: downstream arrivals", gap)
+		require.Equal(t, want.wlog, got.wlog, "gap %d: DMA writes visible", gap)
+		require.Equal(t, want.mlog, got.mlog, "gap %d: MMIO writes arrived", gap)
+		require.Equal(t, want.stats, got.stats, "gap %d", gap)
+		require.Equal(t, want.creditLevels, got.creditLevels, "gap %d", gap)
+		require.Less(t, got.events, want.events, "gap %d: nothing left out", gap)
+	}
+}
