@@ -61,6 +61,14 @@
 //   - Posted writes are visible to a polling CPU a fixed delay after their
 //     MWr arrives, in order; DMA.Write's done runs then, and an MSI-X is
 //     delivered no earlier than the writes before it are visible.
+//     Without the IOMMU that time depends only on the MWr's arrival time
+//     and the writes before it, so the host works it out, and schedules
+//     the visibility event, when the MWr leaves the NIC (its arrival then
+//     only owes an ACK and returns credits: quiet), unless a TLP before it
+//     is still to be taken on arrival. The visibility event is queued a
+//     link latency sooner, for the same time: it can only change places
+//     with another event for the same picosecond and priority queued in
+//     between.
 //   - Optional IOMMU: an LRU IOTLB of IOTLBEntries pages; a miss waits for
 //     one of IOMMUWalkers walkers for IOMMUWalkNS.
 //   - Meters (meters.go): each direction, the tags, every finite credit

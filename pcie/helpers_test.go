@@ -32,6 +32,7 @@ func testSeed(t *testing.T) uint64 {
 // recorder wraps a receiver and keeps a copy of every TLP it gets.
 type recorder struct {
 	next receiver
+	late bool // take every TLP on arrival, never early
 	got  []tlp
 	at   []sim.Tick // arrival time of each
 }
@@ -40,6 +41,15 @@ func (r *recorder) receive(now sim.Tick, t *tlp) {
 	r.got = append(r.got, *t)
 	r.at = append(r.at, now)
 	r.next.receive(now, t)
+}
+
+func (r *recorder) early(now, at sim.Tick, t *tlp) bool {
+	if r.late || !r.next.early(now, at, t) {
+		return false
+	}
+	r.got = append(r.got, *t)
+	r.at = append(r.at, at)
+	return true
 }
 
 func (r *recorder) inert(t *tlp) bool { return r.next.inert(t) }

@@ -95,6 +95,9 @@ type nicRx struct{ l *Link }
 
 // inert: a write-combined line before the last of its MMIO write only
 // lands in the NIC's buffer; the write's last line completes it.
+// early: the NIC takes each TLP on arrival.
+func (n nicRx) early(now, at sim.Tick, t *tlp) bool { return false }
+
 func (n nicRx) inert(t *tlp) bool { return t.kind == KindMWr && !t.last }
 
 func (n nicRx) receive(now sim.Tick, t *tlp) {

@@ -30,6 +30,11 @@ type source interface {
 // receiver is the far end of a direction.
 type receiver interface {
 	receive(now sim.Tick, t *tlp)
+	// early takes t, which leaves now and arrives at at, at once when what
+	// it does there can be worked out now, and reports whether it did:
+	// nothing else reaches this end before at, and the events it schedules
+	// fall after at.
+	early(now, at sim.Tick, t *tlp) bool
 	// inert reports that receiving t changes nothing at the far end.
 	inert(t *tlp) bool
 }
@@ -41,16 +46,6 @@ type burst struct {
 	t      tlp
 	hasFC  bool
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
-}
-
-// flight is a burst on its way to the far end. Its arrival is an event at
-// k, or, when it is quiet (it changes nothing at the far end, only the
-// bookkeeping of the peer transmitter while that one is busy), only
-// reserved at k and applied once k has passed (settleArrivals).
-type flight struct {
-	b     burst
-	k     sim.Key
-	quiet bool
 }
 
 // Event kinds in the low two bits of a transmitter event's arg; timers
@@ -93,6 +88,7 @@ type tx struct {
 	cur      burst    // on the wire
 	fin      burst    // just finished, arriving at once (no latency)
 	inflight ring[flight]
+	late     int // bursts in flight whose TLP the far end takes on arrival
 
 	timerArmed bool
 	timerAt    sim.Tick
@@ -117,8 +113,7 @@ func (t *tx) Handle(now sim.Tick, arg uint64) {
 		t.end(now)
 	case evArrive:
 		t.settleArrivals()
-		t.arrive(now, &t.inflight.front().b)
-		t.inflight.pop()
+		t.arriveFlight(now, t.inflight.front())
 	case evTimer:
 		if t.timerArmed && sim.Tick(arg>>2) == now {
 			t.timerArmed = false
@@ -340,91 +335,12 @@ func (t *tx) end(now sim.Tick) {
 	t.meter.Set(now, 0)
 	if t.latency == 0 {
 		t.fin = t.cur
-		t.arrive(now, &t.fin)
+		t.arrive(now, &t.fin, false)
 	} else {
 		t.launch(now)
 	}
 	t.start(now, false)
 	if !t.busy {
 		t.peer.wakeQuiet()
-	}
-}
-
-// launch sends the burst that just ended towards the far end. Its arrival
-// is an event, unless it is quiet: then only its place is reserved (the
-// same place, so every other event keeps its order) and settleArrivals
-// applies it once that place has passed.
-func (t *tx) launch(now sim.Tick) {
-	t.settleArrivals()
-	if !t.quiet(&t.cur) {
-		t.eng.After(t.latency, sim.PrioDeliver, t, evArrive)
-		*t.inflight.pushSlot() = flight{b: t.cur}
-		return
-	}
-	k := t.eng.Reserve(now+t.latency, sim.PrioDeliver)
-	quiet := t.eng.Virtual(k)
-	if !quiet {
-		t.eng.ScheduleKey(k, t, evArrive)
-	}
-	*t.inflight.pushSlot() = flight{b: t.cur, k: k, quiet: quiet}
-}
-
-// quiet reports whether burst b would change nothing but the peer
-// transmitter's bookkeeping while that one is busy (owed ACKs and
-// UpdateFCs, credits it reads only when its burst ends), so that its
-// arrival need not be an event: it changes nothing at the far end, and it
-// carries nothing or the peer is busy. Should the peer fall idle before it
-// arrives, wakeQuiet makes its arrival an event again.
-func (t *tx) quiet(b *burst) bool {
-	if b.hasTLP && !t.rx.inert(&b.t) {
-		return false
-	}
-	return !b.hasTLP && !b.hasFC || t.peer.busy
-}
-
-// wakeQuiet queues at their places the quiet arrivals still to come: the
-// peer transmitter they account to has fallen idle, where an UpdateFC or a
-// TLP wakes it.
-func (t *tx) wakeQuiet() {
-	for i := 0; i < t.inflight.len(); i++ {
-		f := t.inflight.slot(i)
-		if f.quiet && !t.eng.Passed(f.k) && (f.b.hasTLP || f.b.hasFC) {
-			f.quiet = false
-			t.eng.ScheduleKey(f.k, t, evArrive)
-		}
-	}
-}
-
-// settleArrivals applies the quiet arrivals whose place has passed, in
-// order. Every reader of what they change (the peer's end of burst, this
-// direction's next arrival event, the peer's credit meters) calls it
-// first.
-func (t *tx) settleArrivals() {
-	for t.inflight.len() > 0 {
-		f := t.inflight.front()
-		if !f.quiet || !t.eng.Passed(f.k) {
-			return
-		}
-		t.arrive(f.k.At(), &f.b)
-		t.inflight.pop()
-	}
-}
-
-// arrive hands a burst to the far end: credits carried by an UpdateFC go
-// back to the peer direction's transmitter; a TLP goes to the receiver,
-// which owes an ACK and (for finite classes) returns its credits on the
-// opposite direction.
-func (t *tx) arrive(now sim.Tick, b *burst) {
-	if b.hasFC {
-		t.peer.cred.release(now, &b.fc)
-		t.peer.kick()
-	}
-	if !b.hasTLP {
-		return
-	}
-	t.rx.receive(now, &b.t)
-	t.peer.oweACK()
-	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d != 0 {
-		t.peer.oweFC(b.t.class, h, d)
 	}
 }
