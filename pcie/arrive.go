@@ -22,10 +22,9 @@ type flight struct {
 // TLP before it is still to be taken at its arrival, so that the far end
 // sees them in order.
 func (t *tx) launch(now sim.Tick) {
-	t.settleArrivals()
 	k := t.eng.Reserve(now+t.latency, sim.PrioDeliver)
 	f := t.inflight.pushSlot()
-	*f = flight{b: t.cur, k: k}
+	f.b, f.k, f.early = t.cur, k, false
 	if f.b.hasTLP {
 		if t.late == 0 && t.rx.early(now, k.At(), &f.b.t) {
 			f.early = true
@@ -71,6 +70,12 @@ func (t *tx) wakeQuiet() {
 // direction's next arrival event, the peer's credit meters) calls it
 // first.
 func (t *tx) settleArrivals() {
+	if t.inflight.n > 0 && t.inflight.buf[t.inflight.head].quiet {
+		t.settleQuiet()
+	}
+}
+
+func (t *tx) settleQuiet() {
 	for t.inflight.len() > 0 {
 		f := t.inflight.front()
 		if !f.quiet || !t.eng.Passed(f.k) {
@@ -107,5 +112,5 @@ func (t *tx) arriveFlight(now sim.Tick, f *flight) {
 		t.late--
 	}
 	t.arrive(now, &f.b, f.early)
-	t.inflight.pop()
+	t.inflight.drop() // a flight holds no pointers
 }

@@ -23,14 +23,15 @@ func (r *ring[T]) push(v T) {
 	r.n++
 }
 
-// pushSlot appends a zero value and returns a pointer to it, valid until
-// the ring next grows: a caller fills a large value in place.
+// pushSlot appends a value left as it was (a caller sets every field)
+// and returns a pointer to it, valid until the ring next grows: a caller
+// fills a large value in place.
 func (r *ring[T]) pushSlot() *T {
 	if r.n == len(r.buf) {
 		var zero T
 		r.push(zero)
 	} else {
-		r.n++ // pop left the slot zero
+		r.n++
 	}
 	return &r.buf[(r.head+r.n-1)&(len(r.buf)-1)]
 }
@@ -45,6 +46,13 @@ func (r *ring[T]) front() *T { return &r.buf[r.head] }
 
 // peek returns the oldest value; the ring must not be empty.
 func (r *ring[T]) peek() T { return r.buf[r.head] }
+
+// drop removes the oldest value without clearing its slot (for values
+// that hold no pointers).
+func (r *ring[T]) drop() {
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+}
 
 func (r *ring[T]) pop() T {
 	v := r.buf[r.head]

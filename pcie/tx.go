@@ -82,6 +82,7 @@ type tx struct {
 	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
+	lit      bool // the meter's level is 1: a burst that follows another at once leaves it so
 	starting bool // inside start: a source woke a client that kicked
 	startAt  sim.Tick
 	endAt    sim.Tick // end of the burst on the wire (busy)
@@ -325,14 +326,16 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	t.busy = true
 	t.startAt = now
 	t.endAt = now + d
-	t.meter.Set(now, 1)
+	if !t.lit {
+		t.meter.Set(now, 1)
+		t.lit = true
+	}
 	t.eng.After(d, sim.PrioDeliver, t, evEnd)
 }
 
 func (t *tx) end(now sim.Tick) {
 	t.peer.settleArrivals() // the peer's quiet arrivals before now are this one's bookkeeping
 	t.busy = false
-	t.meter.Set(now, 0)
 	if t.latency == 0 {
 		t.fin = t.cur
 		t.arrive(now, &t.fin, false)
@@ -341,6 +344,8 @@ func (t *tx) end(now sim.Tick) {
 	}
 	t.start(now, false)
 	if !t.busy {
+		t.meter.Set(now, 0)
+		t.lit = false
 		t.peer.wakeQuiet()
 	}
 }
