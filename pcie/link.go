@@ -63,10 +63,10 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.nic = nicRx{l}
 	l.up.rx = l.host
 	l.down.rx = l.nic
-	l.up.src[classP] = &l.dma.wr
-	l.up.src[classNP] = &l.dma.rd
-	l.down.src[classP] = l.mmio
-	l.down.src[classCpl] = l.host
+	l.up.setSource(classP, &l.dma.wr)
+	l.up.setSource(classNP, &l.dma.rd)
+	l.down.setSource(classP, l.mmio)
+	l.down.setSource(classCpl, l.host)
 	if err := l.registerMeters(env.Meters); err != nil {
 		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
 	}

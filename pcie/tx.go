@@ -73,6 +73,9 @@ type tx struct {
 	peer     *tx
 	rx       receiver
 	src      [classCount]source
+	srcs     [classCount]source  // the sources set in src, in class order
+	srcCl    [classCount]fcClass // their classes
+	nsrc     int
 	cred     credits
 
 	sinceACK, sinceFC, sinceSKP uint64
@@ -102,6 +105,18 @@ type tx struct {
 var _ sim.Handler = (*tx)(nil)
 
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
+
+// setSource makes s the source of class cl.
+func (t *tx) setSource(cl fcClass, s source) {
+	t.src[cl] = s
+	t.nsrc = 0
+	for c := fcClass(0); c < classCount; c++ {
+		if t.src[c] != nil {
+			t.srcs[t.nsrc], t.srcCl[t.nsrc] = t.src[c], c
+			t.nsrc++
+		}
+	}
+}
 
 func (t *tx) bytesTicks(n uint64) sim.Tick {
 	return sim.Tick(n * t.rate.PSNum / t.rate.PSDen)
@@ -209,12 +224,9 @@ func (t *tx) armWake(at sim.Tick) {
 func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
-	for cl := fcClass(0); cl < classCount; cl++ {
-		s := t.src[cl]
-		if s == nil {
-			continue
-		}
-		p, at := s.peek(now)
+	for i := 0; i < t.nsrc; i++ {
+		cl := t.srcCl[i]
+		p, at := t.srcs[i].peek(now)
 		if p == nil {
 			wake = min(wake, at)
 			t.blocked[cl] = false
