@@ -17,7 +17,11 @@ func (r *ring) push(v uint32) {
 	if r.n == len(r.buf) {
 		panic("mtt: ring overflow (bound violated)")
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = v
+	i := r.head + r.n
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	r.buf[i] = v
 	r.n++
 }
 
@@ -27,7 +31,10 @@ func (r *ring) pushFront(v uint32) {
 	if r.n == len(r.buf) {
 		panic("mtt: ring overflow (bound violated)")
 	}
-	r.head = (r.head - 1 + len(r.buf)) % len(r.buf)
+	if r.head == 0 {
+		r.head = len(r.buf)
+	}
+	r.head--
 	r.buf[r.head] = v
 	r.n++
 }
@@ -36,7 +43,9 @@ func (r *ring) front() uint32 { return r.buf[r.head] }
 
 func (r *ring) pop() uint32 {
 	v := r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
+	if r.head++; r.head == len(r.buf) {
+		r.head = 0
+	}
 	r.n--
 	return v
 }

@@ -125,6 +125,8 @@ type Translator struct {
 	freeWrites []uint32
 	writeQ     ring
 	writesM    *sim.Meter // write slots in use (WriteOpsMax)
+	// writeUpdate: CacheWritePolicy is WriteUpdate (else WriteInvalidate).
+	writeUpdate bool
 
 	// Stats are the unit's statistics; register them with Stats.Register.
 	Stats Stats
@@ -161,6 +163,7 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 		lay: icmLayout{mptBase: spec.MPTBaseAddr, mttBase: spec.MTTBaseAddr, mptEntryBytes: uint64(spec.MPTEntryBytes),
 			mptLineBytes: uint64(spec.MPTCache.LineBytes), mttLineBytes: uint64(spec.MTTCache.LineBytes)}}
 	t.drv = sim.NewTickDriver(name, clock, env.Engine, t)
+	t.writeUpdate = spec.CacheWritePolicy == WriteUpdate
 	for i, c := range []struct {
 		name       string
 		cs         CacheSpec
@@ -301,11 +304,19 @@ func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly boo
 }
 
 // Tick issues pending DMA writes and reads, then runs each cache's ports.
+// A step with nothing queued does nothing and is skipped.
 func (t *Translator) Tick(now sim.Tick) bool {
-	progress := t.issueWrites()
-	progress = t.issueReads() || progress
+	progress := false
+	if t.writeQ.len() > 0 {
+		progress = t.issueWrites()
+	}
+	if t.fillsWaiting() {
+		progress = t.issueReads() || progress
+	}
 	for i := range t.tabs {
-		progress = t.runPorts(i, now) || progress
+		if t.tabs[i].ready.len() > 0 {
+			progress = t.runPorts(i, now) || progress
+		}
 	}
 	if progress && t.drained() {
 		// The next tick would find nothing to do unless a request comes
@@ -319,9 +330,11 @@ func (t *Translator) Tick(now sim.Tick) bool {
 // drained reports whether no write, fill or lookup waits: a tick would do
 // nothing.
 func (t *Translator) drained() bool {
-	return t.writeQ.len() == 0 && t.tabs[0].issue.len() == 0 && t.tabs[1].issue.len() == 0 &&
-		t.tabs[0].ready.len() == 0 && t.tabs[1].ready.len() == 0
+	return t.writeQ.len() == 0 && !t.fillsWaiting() && t.tabs[0].ready.len() == 0 && t.tabs[1].ready.len() == 0
 }
+
+// fillsWaiting reports whether a miss waits for room in the DMA queue.
+func (t *Translator) fillsWaiting() bool { return t.tabs[0].issue.len()+t.tabs[1].issue.len() > 0 }
 
 // IdleTick is the tick a drained unit asked for when nothing woke it
 // before: it does nothing.
@@ -330,11 +343,6 @@ func (t *Translator) IdleTick(sim.Tick) {}
 func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 	tb := &t.tabs[ti]
 	did, used := false, 0
-	defer func() {
-		if used > 0 {
-			tb.portsM.BusyN(now, now+t.clock.Period, uint64(used))
-		}
-	}()
 	for p := 0; p < tb.ports && tb.ready.len() > 0; p++ {
 		used++
 		id := tb.ready.pop()
@@ -385,7 +393,10 @@ func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 		tb.issue.push(m)
 		did = true
 	}
-	if did {
+	if used > 0 {
+		tb.portsM.BusyN(now, now+t.clock.Period, uint64(used))
+	}
+	if did && t.fillsWaiting() {
 		t.issueReads()
 	}
 	return did
@@ -605,7 +616,7 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 	}
 	tb := &t.tabs[ti]
 	for line := (lo - tb.base) / tb.lineBytes; line <= (hi-1-tb.base)/tb.lineBytes; line++ {
-		if t.spec.CacheWritePolicy == WriteUpdate {
+		if t.writeUpdate {
 			if tb.cache.Contains(line) {
 				tb.stats.Updates++
 			}

@@ -21,6 +21,7 @@ type CQ struct {
 	depth uint32
 	addr  uint64
 	ring  []cqEntry
+	mask  uint64 // depth-1 when depth is a power of two above 1, else 0 (at divides)
 	prod  uint64 // CQEs the NIC has started writing
 	cons  uint64 // CQEs the consumer has taken
 	qps   int    // QPs using this CQ (docs/ndk.md rule 64)
@@ -50,10 +51,28 @@ func (c *CQ) SetVisibleHook(h sim.Handler, arg uint64) { c.hook, c.hookArg = h, 
 // push puts e in the ring's next slot and returns the slot; the caller has
 // checked there is room.
 func (c *CQ) push(e cqEntry) uint32 {
-	slot := uint32(c.prod % uint64(c.depth))
+	slot := c.at(c.prod)
 	c.prod++
 	c.ring[slot] = e
 	return slot
+}
+
+// at is the ring slot of the i-th CQE.
+func (c *CQ) at(i uint64) uint32 {
+	if c.mask != 0 {
+		return uint32(i & c.mask)
+	}
+	return uint32(i % uint64(c.depth))
+}
+
+// ringMask is n-1 when n is a power of two above 1, else 0: a ring of n
+// slots indexed by a running count then takes the slot with a mask, not a
+// division.
+func ringMask(n uint32) uint64 {
+	if n > 1 && n&(n-1) == 0 {
+		return uint64(n - 1)
+	}
+	return 0
 }
 
 // cqeAddr is the host address and size of the CQE in slot.
@@ -78,7 +97,7 @@ func (a *Adapter) CreateCQ(depth uint32) (Status, *CQ) {
 	if uint32(len(a.cqs)) >= a.spec.CQsMax {
 		return StatusInsufficientResources, nil
 	}
-	cq := &CQ{a: a, num: uint32(len(a.cqs)), depth: depth, ring: make([]cqEntry, depth)}
+	cq := &CQ{a: a, num: uint32(len(a.cqs)), depth: depth, ring: make([]cqEntry, depth), mask: ringMask(depth)}
 	cq.addr = a.host.alloc(uint64(depth) * uint64(a.spec.CQEBytes))
 	a.cqs = append(a.cqs, cq)
 	return StatusSuccess, cq
@@ -105,7 +124,7 @@ func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
 	}
 	n := 0
 	for n < len(out) && cq.cons < cq.prod {
-		e := &cq.ring[cq.cons%uint64(cq.depth)]
+		e := &cq.ring[cq.at(cq.cons)]
 		if !e.visible {
 			break
 		}
@@ -126,7 +145,7 @@ func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
 
 func (a *Adapter) visibleCQEs(cq *CQ) int {
 	n := 0
-	for i := cq.cons; i < cq.prod && cq.ring[i%uint64(cq.depth)].visible; i++ {
+	for i := cq.cons; i < cq.prod && cq.ring[cq.at(i)].visible; i++ {
 		n++
 	}
 	return n
@@ -139,7 +158,7 @@ func (a *Adapter) ArmCQ(cq *CQ, notify func()) Status {
 		return StatusInvalidParameter
 	}
 	cq.armed, cq.notify = true, notify
-	if cq.cons < cq.prod && cq.ring[cq.cons%uint64(cq.depth)].visible {
+	if cq.cons < cq.prod && cq.ring[cq.at(cq.cons)].visible {
 		a.irq.raise(cq) // CQEs already waiting
 	}
 	return StatusSuccess

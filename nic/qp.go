@@ -17,6 +17,7 @@ type QP struct {
 	cq        *CQ    // initiator CQ
 	rcq       *CQ    // receive CQ (the same as cq unless CreateQPWithCQs says otherwise)
 	depth     uint32 // initiator queue depth (WRs)
+	slotMask  uint64 // depth-1 when depth is a power of two above 1, else 0 (slot divides)
 	rqDepth   uint32
 	connected bool
 	closer
@@ -96,7 +97,12 @@ func (q *QP) Connected() bool { return q.connected }
 // Outstanding is the number of SQ slots in use (posted, not yet retired).
 func (q *QP) Outstanding() int { return int(q.posted - q.retired) }
 
-func (q *QP) slot(i uint64) *wr { return &q.slots[i%uint64(q.depth)] }
+func (q *QP) slot(i uint64) *wr {
+	if q.slotMask != 0 {
+		return &q.slots[i&q.slotMask]
+	}
+	return &q.slots[i%uint64(q.depth)]
+}
 
 // full reports whether every SQ slot is in use (5.7: NO_MORE_ENTRIES).
 func (q *QP) full() bool { return q.posted-q.retired >= uint64(q.depth) }
@@ -165,7 +171,7 @@ func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64
 		return StatusInsufficientResources, nil
 	}
 	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, rcq: rcq, depth: initiatorDepth, rqDepth: receiveDepth,
-		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth)}
+		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth), slotMask: ringMask(initiatorDepth)}
 	if qp.num < qpMetersMax {
 		qp.fetchMeter = a.meter(fmt.Sprintf("%s.QP[%d].Fetch", a.name, qp.num), "fetches", 1)
 	}
