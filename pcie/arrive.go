@@ -38,7 +38,7 @@ func (t *tx) launch(now sim.Tick) {
 	}
 }
 
-// quiet reports whether burst b would change nothing but the peer
+// quiet reports whether flight f would change nothing but the peer
 // transmitter's bookkeeping while that one is busy (owed ACKs and
 // UpdateFCs, credits it reads only when its burst ends), so that its
 // arrival need not be an event: it changes nothing at the far end, and it

@@ -88,9 +88,8 @@ type tx struct {
 	lit      bool // the meter's level is 1: a burst that follows another at once leaves it so
 	starting bool // inside start: a source woke a client that kicked
 	startAt  sim.Tick
-	endAt    sim.Tick // end of the burst on the wire (busy)
-	cur      burst    // on the wire
-	fin      burst    // just finished, arriving at once (no latency)
+	cur      burst // on the wire
+	fin      burst // just finished, arriving at once (no latency)
 	inflight ring[flight]
 	late     int // bursts in flight whose TLP the far end takes on arrival
 
@@ -337,7 +336,6 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	t.st.BusyPS += uint64(d)
 	t.busy = true
 	t.startAt = now
-	t.endAt = now + d
 	if !t.lit {
 		t.meter.Set(now, 1)
 		t.lit = true
