@@ -69,6 +69,19 @@ func runQuiet(t *testing.T, gapPS sim.Tick, all, late bool) quietRun {
 	return r
 }
 
+// requireSameRun checks that two runs delivered, completed and counted
+// the same things at the same times.
+func requireSameRun(t *testing.T, want, got quietRun, gap sim.Tick) {
+	require.Equal(t, want.up, got.up, "gap %d: upstream arrivals", gap)
+	require.Equal(t, want.down, got.down, "gap %d: downstream arrivals", gap)
+	require.Equal(t, want.wlog, got.wlog, "gap %d: DMA writes visible", gap)
+	require.Equal(t, want.mlog, got.mlog, "gap %d: MMIO writes arrived", gap)
+	require.Equal(t, want.rlog, got.rlog, "gap %d: DMA reads done", gap)
+	require.Equal(t, want.ilog, got.ilog, "gap %d: MSI-X delivered", gap)
+	require.Equal(t, want.stats, got.stats, "gap %d", gap)
+	require.Equal(t, want.creditLevels, got.creditLevels, "gap %d: credit levels", gap)
+}
+
 // A burst whose arrival changes nothing at the far end and only the
 // bookkeeping of a busy peer transmitter (an UpdateFC, an ACK, a line of a
 // write-combined MMIO write before its last) arrives without an event:
@@ -81,14 +94,7 @@ func TestQuietArrivalsChangeNoFigure(t *testing.T) {
 		got := runQuiet(t, gap, false, false)
 		want := runQuiet(t, gap, true, false)
 		require.NotEmpty(t, got.down)
-		require.Equal(t, want.up, got.up, "gap %d: upstream arrivals", gap)
-		require.Equal(t, want.down, got.down, "gap %d: downstream arrivals", gap)
-		require.Equal(t, want.wlog, got.wlog, "gap %d: DMA writes visible", gap)
-		require.Equal(t, want.mlog, got.mlog, "gap %d: MMIO writes arrived", gap)
-		require.Equal(t, want.rlog, got.rlog, "gap %d: DMA reads done", gap)
-		require.Equal(t, want.ilog, got.ilog, "gap %d: MSI-X delivered", gap)
-		require.Equal(t, want.stats, got.stats, "gap %d", gap)
-		require.Equal(t, want.creditLevels, got.creditLevels, "gap %d", gap)
+		requireSameRun(t, want, got, gap)
 		require.Less(t, got.events, want.events, "gap %d: nothing left out", gap)
 	}
 }
@@ -102,13 +108,7 @@ func TestEarlyWritesVisibleAsOnArrival(t *testing.T) {
 	for _, gap := range []sim.Tick{0, 9_000, 40_000} {
 		got := runQuiet(t, gap, false, false)
 		want := runQuiet(t, gap, false, true)
-		require.Equal(t, want.up, got.up, "gap %d: upstream arrivals", gap)
-		require.Equal(t, want.down, got.down, "gap %d: downstream arrivals", gap)
-		require.Equal(t, want.wlog, got.wlog, "gap %d: DMA writes visible", gap)
-		require.Equal(t, want.mlog, got.mlog, "gap %d: MMIO writes arrived", gap)
-		require.Equal(t, want.rlog, got.rlog, "gap %d: DMA reads done", gap)
-		require.Equal(t, want.ilog, got.ilog, "gap %d: MSI-X delivered", gap)
-		require.Equal(t, want.stats, got.stats, "gap %d", gap)
+		requireSameRun(t, want, got, gap)
 		require.Less(t, got.events, want.events, "gap %d: no write taken early", gap)
 	}
 }
