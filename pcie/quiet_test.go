@@ -16,12 +16,13 @@ import (
 // down between them. It returns everything that reached either end, when,
 // the statistics, the credit meters and the number of events run.
 type quietRun struct {
-	up, down     []sim.Tick
-	wlog, mlog   doneLog
-	rlog, ilog   doneLog
-	stats        Stats
-	creditLevels []uint64
-	events       uint64
+	up, down   []sim.Tick
+	wlog, mlog doneLog
+	rlog, ilog doneLog
+	stats      Stats
+	levels     []uint64  // every meter's level at the end
+	busy       []float64 // and its utilisation over the run: when each credit came back
+	events     uint64
 }
 
 func runQuiet(t *testing.T, gapPS sim.Tick, all, late bool) quietRun {
@@ -59,12 +60,15 @@ func runQuiet(t *testing.T, gapPS sim.Tick, all, late bool) quietRun {
 			env.Engine.After(300_000, sim.PrioDefault, step, 1)
 		}
 	}
+	require.NoError(t, env.Meters.Window(0, sim.FromNanoseconds(1e6), 0))
 	step(0, 0)
 	step(0, 1)
 	env.Engine.Run()
 	r.up, r.down, r.stats, r.events = up.at, down.at, *l.Stats(), env.Engine.Executed()
+	env.Meters.Finish()
 	for _, mt := range env.Meters.List() {
-		r.creditLevels = append(r.creditLevels, mt.InUse())
+		r.levels = append(r.levels, mt.InUse())
+		r.busy = append(r.busy, mt.Utilisation())
 	}
 	return r
 }
@@ -79,7 +83,8 @@ func requireSameRun(t *testing.T, want, got quietRun, gap sim.Tick) {
 	require.Equal(t, want.rlog, got.rlog, "gap %d: DMA reads done", gap)
 	require.Equal(t, want.ilog, got.ilog, "gap %d: MSI-X delivered", gap)
 	require.Equal(t, want.stats, got.stats, "gap %d", gap)
-	require.Equal(t, want.creditLevels, got.creditLevels, "gap %d: credit levels", gap)
+	require.Equal(t, want.levels, got.levels, "gap %d: meter levels", gap)
+	require.Equal(t, want.busy, got.busy, "gap %d: meter utilisations", gap)
 }
 
 // A burst whose arrival changes nothing at the far end and only the
@@ -87,10 +92,11 @@ func requireSameRun(t *testing.T, want, got quietRun, gap sim.Tick) {
 // write-combined MMIO write before its last) arrives without an event:
 // every TLP reaches its end at the same time, every request completes at
 // the same time and every statistic is the same as with an engine that
-// leaves nothing out, whether the peer stays busy (back-to-back writes) or
-// falls idle while such bursts are on the wire (sparse writes).
+// leaves nothing out, whether the peer stays busy (back-to-back writes),
+// falls idle while such bursts are on the wire, or is idle with its
+// UpdateFC timer armed (sparse writes, some arriving after it fires).
 func TestQuietArrivalsChangeNoFigure(t *testing.T) {
-	for _, gap := range []sim.Tick{0, 9_000, 40_000} {
+	for _, gap := range []sim.Tick{0, 9_000, 14_000, 19_000, 40_000} {
 		got := runQuiet(t, gap, false, false)
 		want := runQuiet(t, gap, true, false)
 		require.NotEmpty(t, got.down)
@@ -105,7 +111,7 @@ func TestQuietArrivalsChangeNoFigure(t *testing.T) {
 // written bytes waits as long, and every statistic is the same as when the
 // host takes each write on arrival, with fewer events.
 func TestEarlyWritesVisibleAsOnArrival(t *testing.T) {
-	for _, gap := range []sim.Tick{0, 9_000, 40_000} {
+	for _, gap := range []sim.Tick{0, 9_000, 14_000, 19_000, 40_000} {
 		got := runQuiet(t, gap, false, false)
 		want := runQuiet(t, gap, false, true)
 		requireSameRun(t, want, got, gap)
