@@ -39,37 +39,17 @@ func (t *tx) launch(now sim.Tick) {
 }
 
 // quiet reports whether flight f would change nothing but the peer
-// transmitter's bookkeeping (owed ACKs and UpdateFCs, credits it reads
-// only when its burst ends), so that its arrival need not be an event: it
-// changes nothing at the far end, and either the peer is busy or the
-// arrival would wake nothing there even were it idle (idleQuiet). Should
-// the peer fall idle before it arrives, wakeQuiet makes its arrival an
-// event again unless idleQuiet still holds.
+// transmitter's bookkeeping while that one is busy (owed ACKs and
+// UpdateFCs, credits it reads only when its burst ends), so that its
+// arrival need not be an event: it changes nothing at the far end, and it
+// carries nothing or the peer is busy. Should the peer fall idle before it
+// arrives, wakeQuiet makes its arrival an event again.
 func (t *tx) quiet(f *flight) bool {
 	b := &f.b
 	if b.hasTLP && !f.early && !t.rx.inert(&b.t) {
 		return false
 	}
-	return t.peer.busy || t.idleQuiet(f)
-}
-
-// idleQuiet reports whether flight f's arrival leaves even an idle peer
-// with bookkeeping only: it returns no credits to it (no kick), and the
-// credits its TLP frees, if any, join an UpdateFC whose timer is already
-// armed for after it (no new timer). An idle peer's owed ACK is arithmetic
-// (oweACK). The peer reads what it owes only after settleArrivals.
-func (t *tx) idleQuiet(f *flight) bool {
-	b := &f.b
-	if b.hasFC {
-		return false
-	}
-	if !b.hasTLP {
-		return true
-	}
-	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d == 0 {
-		return true
-	}
-	return t.peer.timerArmed && t.peer.timerAt > f.k.At()
+	return !b.hasTLP && !b.hasFC || t.peer.busy
 }
 
 // wakeQuiet queues at their places the quiet arrivals still to come: the
@@ -78,7 +58,7 @@ func (t *tx) idleQuiet(f *flight) bool {
 func (t *tx) wakeQuiet() {
 	for i := 0; i < t.inflight.len(); i++ {
 		f := t.inflight.slot(i)
-		if f.quiet && !t.eng.Passed(f.k) && !t.idleQuiet(f) {
+		if f.quiet && !t.eng.Passed(f.k) && (f.b.hasTLP || f.b.hasFC) {
 			f.quiet = false
 			t.eng.ScheduleKey(f.k, t, evArrive)
 		}
@@ -120,7 +100,7 @@ func (t *tx) arrive(now sim.Tick, b *burst, early bool) {
 	if !early {
 		t.rx.receive(now, &b.t)
 	}
-	t.peer.oweACK(now)
+	t.peer.oweACK()
 	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d != 0 {
 		t.peer.oweFC(b.t.class, h, d)
 	}

@@ -27,15 +27,11 @@
 //   - A burst's arrival is an event unless it is quiet: it changes nothing
 //     at the far end (an UpdateFC, an ACK or SKP, a write-combined MMIO
 //     line before the write's last) and only the bookkeeping of the peer
-//     transmitter (owed ACKs and UpdateFCs, credits it reads when its
-//     burst ends), because the peer is busy or because it would wake
-//     nothing there even were the peer idle (no credits for it, and any
-//     UpdateFC it owes joins one whose timer is armed for later). A quiet
-//     arrival's place in the order is reserved (sim.Engine.Reserve) and
-//     it is applied once that place has passed, before the peer next reads
-//     what it owes (end of burst, timer, start, statistics); should the
-//     peer fall idle first, the quiet arrivals still to come that would
-//     wake it become events.
+//     transmitter while that one is busy (owed ACKs and UpdateFCs, credits
+//     it reads when its burst ends). A quiet arrival's place in the order
+//     is reserved (sim.Engine.Reserve) and it is applied once that place
+//     has passed, before the peer's next end of burst; should the peer
+//     fall idle first, the quiet arrivals still to come become events.
 //   - Flow control: the transmitter consumes header and data credits of
 //     the receiver (P, NP, Cpl) when a TLP starts; the receiver returns
 //     them in an UpdateFC on the opposite direction; a TLP without credits

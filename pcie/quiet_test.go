@@ -92,9 +92,9 @@ func requireSameRun(t *testing.T, want, got quietRun, gap sim.Tick) {
 // write-combined MMIO write before its last) arrives without an event:
 // every TLP reaches its end at the same time, every request completes at
 // the same time and every statistic is the same as with an engine that
-// leaves nothing out, whether the peer stays busy (back-to-back writes),
-// falls idle while such bursts are on the wire, or is idle with its
-// UpdateFC timer armed (sparse writes, some arriving after it fires).
+// leaves nothing out, whether the peer stays busy (back-to-back writes) or
+// falls idle while such bursts are on the wire (sparse writes, some of
+// them arriving around its UpdateFC timer).
 func TestQuietArrivalsChangeNoFigure(t *testing.T) {
 	for _, gap := range []sim.Tick{0, 9_000, 14_000, 19_000, 40_000} {
 		got := runQuiet(t, gap, false, false)

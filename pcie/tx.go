@@ -130,7 +130,6 @@ func (t *tx) Handle(now sim.Tick, arg uint64) {
 		t.settleArrivals()
 		t.arriveFlight(now, t.inflight.front())
 	case evTimer:
-		t.peer.settleArrivals() // UpdateFCs owed before now go with this one
 		if t.timerArmed && sim.Tick(arg>>2) == now {
 			t.timerArmed = false
 			if !t.busy {
@@ -161,17 +160,16 @@ func (t *tx) kick() {
 // is due one DLLP interval after the TLP it acknowledges and is accounted
 // (stats and link time) when the transmitter next starts or the stats are
 // read (idleACK), unless a busy period's own ACK covers it first.
-func (t *tx) oweACK(now sim.Tick) {
+func (t *tx) oweACK() {
 	t.owedACK = true
 	if !t.busy && !t.ackPending {
 		t.ackPending = true
-		t.ackDueAt = now + t.bytesTicks(t.interval)
+		t.ackDueAt = t.eng.Now() + t.bytesTicks(t.interval)
 	}
 }
 
 // idleACK accounts the ACK an idle transmitter sent at ackDueAt.
 func (t *tx) idleACK(now sim.Tick) {
-	t.peer.settleArrivals() // ACKs owed before now
 	if !t.ackPending || now < t.ackDueAt {
 		return
 	}
