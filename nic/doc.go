@@ -67,7 +67,16 @@
 // or any other wake, makes it a real tick first. Once such a stage is
 // stalled, a wake that cannot free that queue (a message arriving at its
 // input, a completion of an item behind the head, a freed TPT slot) is
-// reserved the same way (sim.WakeIdler).
+// reserved the same way (sim.WakeIdler). A stage in its accept interval,
+// woken by a message it cannot take before its next accepting cycle (the
+// MPT update, by default one item per four cycles, gets each Invalidate a
+// cycle after its FastRegister), does not tick for it either
+// (sim.QuietTicker). When a stage's accept takes the TPT's last write
+// slot, the other writing stage's tick queued for that edge, which would
+// find no slot for its next item, is reserved too and its stall counted
+// as that tick counts it (sim.TickDriver.ReserveIdle); so is a writing
+// stage's next tick that will find its output queue full and no write
+// slot (WakeIdle), unless a pop or a freed slot wakes it first.
 //
 // Each stage has a latency and a throughput in cycles (StageSpec). The
 // engines are in order: a FastRegister whose page list must be read by DMA

@@ -13,6 +13,12 @@ import (
 // on an engine that leaves nothing out when all is set, and returns every
 // statistic and the events run.
 func frLoadStats(t *testing.T, pairs uint64, all bool) ([]sim.StatValue, uint64) {
+	h := frLoad(t, pairs, all)
+	return h.reg.Snapshot(), h.env.Engine.Executed()
+}
+
+// frLoad runs the load of frLoadStats and returns its harness.
+func frLoad(t *testing.T, pairs uint64, all bool) *harness {
 	h := newHarness(t, DefaultSpec())
 	if all {
 		h.env.Engine.LeaveNothingOut()
@@ -21,7 +27,7 @@ func frLoadStats(t *testing.T, pairs uint64, all bool) ([]sim.StatValue, uint64)
 	d.start()
 	h.run()
 	require.Equal(t, pairs, d.done)
-	return h.reg.Snapshot(), h.env.Engine.Executed()
+	return h
 }
 
 // The ticks the model leaves out (a stage's tick that finds its output
@@ -42,4 +48,55 @@ func TestLeftOutTicksChangeNoStatistic(t *testing.T) {
 		}
 	}
 	require.Positive(t, stalls, "the load never filled a stage's output queue")
+}
+
+// stageTicks runs the FastRegister+Invalidate load of frLoadStats and
+// returns every stage's tick count, the MPT update's quiet ticks, the
+// statistics and the events run.
+func stageTicks(t *testing.T, pairs uint64, all bool) (map[string]uint64, uint64, []sim.StatValue, uint64) {
+	h := frLoad(t, pairs, all)
+	ticks, quiet := map[string]uint64{}, uint64(0)
+	for _, s := range h.a.stages {
+		ticks[s.name] = s.drv.Ticks()
+		if strings.HasSuffix(s.name, ".MPTUpdate") {
+			quiet += s.drv.QuietTicks()
+		}
+	}
+	return ticks, quiet, h.reg.Snapshot(), h.env.Engine.Executed()
+}
+
+// A stage woken by a message it cannot take before its next accepting
+// cycle (the MPT update, one item per four cycles, gets a FastRegister's
+// Invalidate a cycle after it) does not tick for it: the tick is counted
+// as the engine that runs every event runs it, and every statistic is the
+// same.
+func TestStageWokenInItsAcceptIntervalDoesNotTick(t *testing.T) {
+	const pairs = 2000
+	gotTicks, quiet, got, gotEvents := stageTicks(t, pairs, false)
+	wantTicks, wantQuiet, want, wantEvents := stageTicks(t, pairs, true)
+	require.Equal(t, want, got)
+	require.Equal(t, wantTicks, gotTicks)
+	require.Zero(t, wantQuiet, "an engine that leaves nothing out runs every tick")
+	require.GreaterOrEqual(t, quiet, uint64(pairs/2), "the MPT update ticked in its accept interval")
+	require.Less(t, gotEvents, wantEvents)
+}
+
+// A writing stage's tick that can only find no TPT write slot (an MPT
+// update's, queued for the edge at which the MTT write took the last one;
+// an MTT write's whose output queue is full too) does not run: its stalls
+// are counted as that tick counts them (TPT.WriteStalls and the stages'
+// AcceptStalls, OutStalls and StallPS are those of the engine that runs
+// every event), with fewer events.
+func TestWriteSlotStallLeftOutIsCountedAsRun(t *testing.T) {
+	const pairs = 2000
+	h := frLoad(t, pairs, false)
+	ref := frLoad(t, pairs, true)
+	require.Positive(t, h.a.Stats.TPTWriteStalls, "the load never ran out of TPT write slots")
+	require.Equal(t, ref.a.Stats.TPTWriteStalls, h.a.Stats.TPTWriteStalls)
+	h.a.settle()
+	ref.a.settle()
+	for i, s := range h.a.Stats.Stages {
+		require.Equal(t, *ref.a.Stats.Stages[i], *s)
+	}
+	require.Less(t, h.env.Engine.Executed(), ref.env.Engine.Executed())
 }

@@ -24,9 +24,19 @@ type mptUpdate struct{ a *Adapter }
 
 func newMPTUpdate(a *Adapter, e *engine) *stage {
 	s := a.newStage(e.prefix, "MPTUpdate", a.spec.MPTUpdate, mptUpdate{a}, 0)
-	a.tptWrites.stages = append(a.tptWrites.stages, s.drv)
+	a.tptWrites.stages = append(a.tptWrites.stages, s)
 	return s
 }
+
+func (x mptUpdate) needsWrite(m item) bool {
+	qp := x.a.qps[m.qp]
+	w := qp.slot(m.idx)
+	return !isData(w.op) && !w.skip && !qp.cancels(m.idx)
+}
+
+func (x mptUpdate) countStall() { x.a.Stats.TPTWriteStalls++ }
+
+func (x mptUpdate) slotFree() bool { return x.a.tpt.CanWrite() }
 
 func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
@@ -68,6 +78,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	if err := a.tpt.WriteMPT(tok.Index(), &a.tptWrites, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
 	}
+	a.tptWrites.slotTaken(s, now)
 	a.Stats.addBytes(w.kind, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
 	return acceptSync
 }

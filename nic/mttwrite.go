@@ -18,11 +18,20 @@ type mttWrite struct{ a *Adapter }
 
 func newMTTWrite(a *Adapter, e *engine) *stage {
 	s := a.newStage(e.prefix, "MTTWrite", a.spec.MTTWrite, mttWrite{a}, 0)
-	a.tptWrites.stages = append(a.tptWrites.stages, s.drv)
+	a.tptWrites.stages = append(a.tptWrites.stages, s)
 	return s
 }
 
-func (x mttWrite) accept(_ *stage, m item, _ sim.Tick) acceptResult {
+func (x mttWrite) needsWrite(m item) bool {
+	w := x.a.qps[m.qp].slot(m.idx)
+	return !w.skip && w.op == OpFastRegister
+}
+
+func (x mttWrite) countStall() { x.a.Stats.TPTWriteStalls++ }
+
+func (x mttWrite) slotFree() bool { return x.a.tpt.CanWrite() }
+
+func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	w := a.qps[m.qp].slot(m.idx)
 	if w.skip || w.op != OpFastRegister {
@@ -38,6 +47,7 @@ func (x mttWrite) accept(_ *stage, m item, _ sim.Tick) acceptResult {
 	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, &a.tptWrites, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
 	}
+	a.tptWrites.slotTaken(s, now)
 	a.Stats.addBytes(w.kind, purposeMTTWrite, mttWriteBytes(w.mr.mttOff, w.npages))
 	return acceptSync
 }
@@ -55,7 +65,7 @@ func mttWriteBytes(off, count uint32) uint64 {
 // initialisations, the firmware, each engine's MTT write and MPT update.
 type tptWriters struct {
 	a      *Adapter
-	stages []*sim.TickDriver
+	stages []*stage
 }
 
 var _ sim.Handler = (*tptWriters)(nil)
@@ -65,7 +75,32 @@ func (t *tptWriters) Handle(sim.Tick, uint64) { t.wake() }
 func (t *tptWriters) wake() {
 	t.a.calls.writeSlotFree()
 	t.a.fw.writeSlotFree()
-	for _, d := range t.stages {
-		d.Wake()
+	for _, s := range t.stages {
+		s.drv.Wake()
+	}
+}
+
+// tptWriteWork is the work of a stage whose items may need a TPT write
+// slot.
+type tptWriteWork interface {
+	// needsWrite reports whether accepting m asks for a write slot.
+	needsWrite(m item) bool
+	// countStall counts a refused write slot as the accept does.
+	countStall()
+	// slotFree reports whether the TPT has a free write slot.
+	slotFree() bool
+}
+
+// slotTaken is a stage's accept taking a write slot: when that was the last,
+// the tick another writing stage has queued for this edge, after this
+// one, may find none (stage.reserveWriteStall).
+func (t *tptWriters) slotTaken(by *stage, now sim.Tick) {
+	if t.a.tpt.CanWrite() {
+		return
+	}
+	for _, s := range t.stages {
+		if s != by {
+			s.reserveWriteStall(now)
+		}
 	}
 }

@@ -104,10 +104,15 @@ type stage struct {
 	// waits, when set, meters the async items outstanding (a stage whose
 	// work waits for a limited number of DMA reads: the page-list fetch).
 	waits *sim.Meter
+	// writeStall: the reserved idle tick's accept finds no TPT write slot
+	// (reserveWriteStall, writeStallsAt).
+	writeStall bool
+	writer     tptWriteWork // work, when its items may need a TPT write slot
 }
 
 var _ sim.Handler = (*stage)(nil)
 var _ sim.WakeIdler = (*stage)(nil)
+var _ sim.QuietTicker = (*stage)(nil)
 
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
@@ -116,6 +121,7 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	depth := int(spec.LatencyCycles) * int(spec.ItemsPerCycle) / int(spec.IntervalCycles)
 	s := &stage{work: work, fl: make([]inflight, max(depth, 1, depthMin)), st: a.Stats.stage(kind)}
 	s.block = a.newBlock(prefix+kind, spec, s)
+	s.writer, _ = work.(tptWriteWork)
 	s.hold = s.latency - s.period
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
 	a.stages = append(a.stages, s)
@@ -136,6 +142,7 @@ func (a *Adapter) settle() {
 
 // Tick emits finished items in order, then accepts new ones.
 func (s *stage) Tick(now sim.Tick) bool {
+	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.
 	for emitted := 0; s.n > 0 && emitted < s.ipc; emitted++ {
 		h := &s.fl[s.head]
@@ -194,7 +201,15 @@ func (s *stage) Tick(now sim.Tick) bool {
 	if accepted > 0 {
 		s.took(now, accepted)
 	}
-	// Decide when to tick next.
+	s.wakeNext(now, resourceStall)
+	return false
+}
+
+// wakeNext asks for the stage's next tick after the tick at now: for its
+// head item, or to accept (unless a busy resource refused the last try:
+// what frees it wakes the stage). A tick that can only stall is reserved
+// (WakeIdle).
+func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	next := sim.MaxTick
 	if s.n > 0 {
 		h := &s.fl[s.head]
@@ -211,9 +226,30 @@ func (s *stage) Tick(now sim.Tick) bool {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
 	if next != sim.MaxTick {
-		s.wakeFor(next, s.stallsAt(next), s.out)
+		stalls := s.stallsAt(next)
+		if !stalls && s.writeStallsAt(next) {
+			stalls, s.writeStall = true, true
+		}
+		s.wakeFor(next, stalls, s.out)
 	}
-	return false
+}
+
+// writeStallsAt reports whether the tick at next, unless something wakes
+// the stage first, can only find its head item's output queue full and no
+// TPT write slot for the item it would accept: its head item is ready by
+// then and its output queue full now, and the TPT has no free write slot
+// now. A pop from the queue, a freed slot or any other wake before then
+// makes it a real tick.
+func (s *stage) writeStallsAt(next sim.Tick) bool {
+	w := s.writer
+	if w == nil || s.n == 0 || s.n == len(s.fl) || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
+		return false
+	}
+	if h := &s.fl[s.head]; h.waiting || h.readyAt > next {
+		return false
+	}
+	m, ok := s.in.Peek()
+	return ok && w.needsWrite(m)
 }
 
 // stallsAt reports whether the tick at next, unless something wakes the
@@ -230,14 +266,22 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 
 // IdleTick is the tick stallsAt foresaw, which nothing woke the stage
 // before: the head item found the output queue full (its CanSend refused,
-// the sender already registered for space by WatchSpace). It runs when
+// the sender already registered for space by WatchSpace); or the one
+// reserveWriteStall reserved: its accept found no TPT write slot. It runs when
 // the stage is next woken or its statistics read, so it reads no state
 // that may have changed since.
 func (s *stage) IdleTick(now sim.Tick) {
-	s.out.Refused++
-	if !s.stalled {
-		s.stalled, s.stallSince = true, now
-		s.st.OutStalls++
+	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= now {
+		s.out.Refused++
+		if !s.stalled {
+			s.stalled, s.stallSince = true, now
+			s.st.OutStalls++
+		}
+	}
+	if s.writeStall {
+		s.writeStall = false
+		s.st.AcceptStalls++
+		s.writer.countStall()
 	}
 }
 
@@ -253,6 +297,52 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 	}
 	h := &s.fl[s.head]
 	return !h.waiting && h.readyAt <= now
+}
+
+// QuietAt reports whether a tick at at, before the pending tick at
+// pending, would do nothing and ask for the pending tick again: no item
+// to emit or stalled, none it may take (in its accept interval, full, or
+// nothing visible), and the tick it would ask for is the pending one.
+// Until at, only a message arriving by then, a completion or a freed
+// queue changes that, and each of those wakes the stage.
+func (s *stage) QuietAt(at, pending sim.Tick) bool {
+	if s.stalled {
+		return false
+	}
+	next := sim.MaxTick
+	if s.n > 0 {
+		h := &s.fl[s.head]
+		if !h.waiting {
+			if h.readyAt <= at {
+				return false
+			}
+			next = h.readyAt
+		}
+	}
+	if s.n < len(s.fl) && s.in.Len() > 0 {
+		vis := s.in.NextVisible()
+		if at >= s.nextAccept && vis <= at {
+			return false
+		}
+		next = min(next, max(s.nextAccept, vis, at+s.period))
+	}
+	return next == pending && !s.stallsAt(next)
+}
+
+// reserveWriteStall: the TPT's last write slot has just been taken at
+// now. If the tick this stage has queued for now, not run yet, has no
+// item in flight and will try to accept one that needs a write slot, it
+// can only stall and ask for no other tick; unless a freed slot or
+// anything else wakes the stage first, it is reserved
+// (sim.TickDriver.ReserveIdle) and its stall counted by IdleTick.
+func (s *stage) reserveWriteStall(now sim.Tick) {
+	w := s.writer
+	if w == nil || s.n > 0 || now < s.nextAccept {
+		return
+	}
+	if m, ok := s.in.Peek(); ok && w.needsWrite(m) {
+		s.writeStall = s.drv.ReserveIdle()
+	}
 }
 
 // nextSlot is the in-flight slot the item being accepted will take

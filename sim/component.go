@@ -67,6 +67,27 @@ type TickDriver struct {
 	idler IdleTicker
 	// wakeIdler is the component when it is a WakeIdler.
 	wakeIdler WakeIdler
+	// quiet: a tick at quietAt, before the pending one, is reserved at
+	// quietKey but not queued: the component said it would do nothing
+	// and ask for the pending tick again (QuietTicker). The pending tick
+	// stays queued at its key, where that tick's request would have put
+	// it back. A wake before quietKey's place queues the quiet tick at
+	// its key; once the place has passed, settleQuiet counts it as run.
+	quiet    bool
+	quietAt  Tick
+	quietKey Key
+	quieter  QuietTicker
+	quiets   uint64 // quiet ticks counted as run without an event
+}
+
+// QuietTicker is a Ticker that can say, when a wake asks for a tick at an
+// edge before its pending one, that the tick there would do nothing at
+// all and ask for the pending tick again, as things stand: a stage in its
+// accept interval woken by a message it cannot take before then. Whatever
+// could change that before the edge wakes the driver again.
+type QuietTicker interface {
+	Ticker
+	QuietAt(at, pending Tick) bool
 }
 
 // IdleTicker is a Ticker that can say, at one tick, what its next tick
@@ -102,6 +123,7 @@ func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickD
 	d := &TickDriver{name: name, clock: clock, eng: eng, t: t}
 	d.idler, _ = t.(IdleTicker)
 	d.wakeIdler, _ = t.(WakeIdler)
+	d.quieter, _ = t.(QuietTicker)
 	return d
 }
 
@@ -117,6 +139,13 @@ func (d *TickDriver) Ticks() uint64 {
 	return d.ticks
 }
 
+// QuietTicks is the number of ticks counted as run without an event
+// because the component said they would do nothing (QuietTicker).
+func (d *TickDriver) QuietTicks() uint64 {
+	d.Settle()
+	return d.quiets
+}
+
 // Wake schedules a tick at the next edge at or after now (strictly after the
 // last tick), unless one is already pending at or before that edge. It
 // only reserves the tick when a WakeIdler says it will be idle.
@@ -124,11 +153,22 @@ func (d *TickDriver) Wake() {
 	if d.idle {
 		d.touch()
 	}
-	if d.wakeIdler != nil && !d.pending && d.wakeIdler.IdleOnWake(d.eng.now) {
-		d.WakeIdle(d.eng.now)
+	if d.quiet {
+		d.unquiet()
+	}
+	if !d.pending {
+		if d.wakeIdler != nil && d.wakeIdler.IdleOnWake(d.eng.now) {
+			d.WakeIdle(d.eng.now)
+			return
+		}
+		d.wakeAt(d.edgeFor(d.eng.now))
 		return
 	}
-	d.wakeAt(d.edgeFor(d.eng.now))
+	at := d.edgeFor(d.eng.now)
+	if at < d.pendAt && d.quieter != nil && d.reserveQuiet(at) {
+		return
+	}
+	d.wakeAt(at)
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
@@ -136,7 +176,74 @@ func (d *TickDriver) WakeAt(t Tick) {
 	if d.idle {
 		d.touch()
 	}
+	if d.quiet {
+		d.unquiet()
+	}
 	d.wakeAt(d.edgeFor(max(t, d.eng.now)))
+}
+
+// reserveQuiet reserves the tick a wake asks for at at, before the
+// pending tick, when the component says it would do nothing and ask for
+// the pending tick again (QuietTicker): the pending tick keeps its key and
+// stays queued. It reports whether it did.
+func (d *TickDriver) reserveQuiet(at Tick) bool {
+	e := d.eng
+	if d.idle || e.alt != nil || !d.quieter.QuietAt(at, d.pendAt) {
+		return false
+	}
+	k := d.keyFor(at)
+	if !e.Virtual(k) {
+		// Its place has passed already: queue it as a wake would.
+		d.supersede()
+		d.pendAt, d.pendKey = at, k
+		d.pendH = e.pushTracked(k, d, uint64(at))
+		return true
+	}
+	d.quiet, d.quietAt, d.quietKey = true, at, k
+	return true
+}
+
+// unquiet is a wake, an arrival or a tick reaching a driver with a
+// reserved quiet tick: if its place has passed, it ran (settleQuiet);
+// otherwise it is queued at its key and the pending tick is superseded,
+// as the wake that asked for it would have done.
+func (d *TickDriver) unquiet() {
+	if d.settleQuiet() {
+		return
+	}
+	d.quiet = false
+	d.supersede()
+	d.pendAt, d.pendKey = d.quietAt, d.quietKey
+	d.pendH = d.eng.pushTracked(d.quietKey, d, uint64(d.quietAt))
+}
+
+// settleQuiet counts a reserved quiet tick whose place has passed as run:
+// it did nothing, and the pending tick it asked for again is queued. It
+// reports whether it did.
+func (d *TickDriver) settleQuiet() bool {
+	if !d.eng.Passed(d.quietKey) {
+		return false
+	}
+	d.quiet = false
+	at := d.quietAt
+	d.lastTick = at
+	d.ticked = true
+	d.ticks++
+	d.quiets++
+	if len(d.arrivals) > 0 {
+		d.checkArrivals(at)
+	}
+	return true
+}
+
+// supersede takes the pending tick's event out of the queue, when the
+// queue can, for an earlier one; an event left in runs and does nothing
+// (its time no longer matches) unless the tick is asked for there again.
+func (d *TickDriver) supersede() {
+	e := d.eng
+	if e.Virtual(d.pendKey) && e.remove(d.pendH, d.pendAt) {
+		d.ghosts = append(d.ghosts, d.pendKey)
+	}
 }
 
 // edgeFor is the edge a wake for t asks for: the first at or after t,
@@ -174,9 +281,7 @@ func (d *TickDriver) wakeAt(at Tick) {
 		// An earlier wake supersedes the pending one. Its event is ignored
 		// when it runs (its time no longer matches); it is taken out of the
 		// queue when the queue can, and remembered as a ghost.
-		if e.Virtual(d.pendKey) && e.remove(d.pendH, d.pendAt) {
-			d.ghosts = append(d.ghosts, d.pendKey)
-		}
+		d.supersede()
 	}
 	k := e.Reserve(at, PrioTick)
 	if len(d.ghosts) > 0 {
@@ -222,6 +327,9 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 	if !d.pending || Tick(arg) != d.pendAt {
 		return // superseded wake
 	}
+	if d.quiet {
+		d.settleQuiet() // its place is before this one
+	}
 	// An idle tick's time can match a superseded event still queued with
 	// a smaller key: the tick runs here, as it would have.
 	d.idle = false
@@ -251,6 +359,9 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 func (d *TickDriver) arrival(at Tick, h Handler) {
 	if d.idle {
 		d.Settle()
+	}
+	if d.quiet && d.clock.NextEdge(at) <= d.quietAt {
+		d.unquiet() // the message may be taken at the quiet tick
 	}
 	k := d.eng.Reserve(at, PrioDeliver)
 	if d.pending && d.pendAt <= d.clock.NextEdge(at) && d.eng.Virtual(k) {
@@ -307,6 +418,26 @@ func (d *TickDriver) WakeIdle(t Tick) {
 	d.idle = true
 }
 
+// ReserveIdle is WakeIdle for the pending tick, queued for now and not run
+// yet, when the component learns during another event of this edge that
+// it will do only what IdleTick does (a stage whose next item needs a
+// resource that was just taken): the tick is taken out of the queue and
+// reserved at its key, as WakeIdle would have reserved it. It reports
+// whether it did; not when a reserved arrival is pending (as WakeIdle),
+// on another queue, or when the queue cannot take the event out.
+func (d *TickDriver) ReserveIdle() bool {
+	e := d.eng
+	if !d.pending || d.idle || d.quiet || d.idler == nil || e.alt != nil || d.pendAt != e.now || len(d.arrivals) > 0 {
+		return false
+	}
+	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
+		return false
+	}
+	d.pendH = handle{}
+	d.idle = true
+	return true
+}
+
 // touch is a wake reaching a driver whose pending tick is reserved: if its
 // place has passed, it ran (Settle); otherwise it is queued at its key.
 func (d *TickDriver) touch() {
@@ -322,6 +453,9 @@ func (d *TickDriver) touch() {
 // those of the run that queued it. Wakes settle by themselves; readers of
 // statistics call it first (Registry.OnRead).
 func (d *TickDriver) Settle() {
+	if d.quiet {
+		d.settleQuiet()
+	}
 	if !d.idle || !d.eng.Passed(d.pendKey) {
 		return
 	}

@@ -63,7 +63,18 @@
 // event runs where it would have. A component that can tell, when it is
 // woken, that the tick the wake asks for is such a tick (a WakeIdler: a
 // full stage stalled on its output queue, woken by a message it cannot
-// take) has Wake reserve it the same way.
+// take) has Wake reserve it the same way, and one that learns during
+// another event of the tick's edge that its queued tick is such a tick (a
+// stage whose next item needs a resource just taken) reserves it with
+// ReserveIdle.
+//
+// A wake that asks for a tick before the pending one, when the component
+// says that tick would do nothing at all and ask for the pending tick again
+// (a QuietTicker: a stage in its accept interval woken by a message it
+// cannot take yet), reserves it too: the pending tick stays queued at its
+// key, where that request would have put it back. A wake or an arrival
+// that may be taken at the quiet tick's edge, before its place, queues it
+// there; once its place has passed, it counts as run (QuietTicks).
 //
 // # Randomness, statistics, tracing
 //
