@@ -46,6 +46,9 @@ func (c *credits) consume(now sim.Tick, cl fcClass, payload uint64) {
 
 func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64) {
 	for cl := range ret {
+		if ret[cl][0]|ret[cl][1] == 0 {
+			continue
+		}
 		for i := 0; i < 2; i++ {
 			if ret[cl][i] == 0 {
 				continue

@@ -186,8 +186,7 @@ func (d *DMA) visibleAt(now, at sim.Tick, i uint32) {
 }
 
 func (d *DMA) visible(now sim.Tick, i uint32) {
-	r := d.reqs[i]
-	d.release(i)
+	r := &d.reqs[i]
 	s := &d.l.stats
 	if r.msix {
 		d.msixQ--
@@ -197,8 +196,10 @@ func (d *DMA) visible(now sim.Tick, i uint32) {
 		s.WriteBytes += r.bytes
 		s.WriteLatencyPS.Record(uint64(now - r.called))
 	}
-	if r.done != nil {
-		r.done.Handle(now, r.arg)
+	done, arg := r.done, r.arg
+	d.release(i)
+	if done != nil {
+		done.Handle(now, arg)
 	}
 }
 

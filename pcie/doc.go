@@ -24,6 +24,14 @@
 //     side) sends it A byte times later. A saturated direction therefore
 //     spends exactly 16/A + 4/1538 of its time on DLLPs and SKPs, which is
 //     the share docs/sources.md 11 deducts.
+//   - A burst's arrival is an event unless it is quiet: it changes nothing
+//     at the far end (an UpdateFC, an ACK or SKP, a write-combined MMIO
+//     line before the write's last) and only the bookkeeping of the peer
+//     transmitter while that one is busy (owed ACKs and UpdateFCs, credits
+//     it reads when its burst ends). A quiet arrival's place in the order
+//     is reserved (sim.Engine.Reserve) and it is applied once that place
+//     has passed, before the peer's next end of burst; should the peer
+//     fall idle first, the quiet arrivals still to come become events.
 //   - Flow control: the transmitter consumes header and data credits of
 //     the receiver (P, NP, Cpl) when a TLP starts; the receiver returns
 //     them in an UpdateFC on the opposite direction; a TLP without credits
@@ -53,6 +61,14 @@
 //   - Posted writes are visible to a polling CPU a fixed delay after their
 //     MWr arrives, in order; DMA.Write's done runs then, and an MSI-X is
 //     delivered no earlier than the writes before it are visible.
+//     Without the IOMMU that time depends only on the MWr's arrival time
+//     and the writes before it, so the host works it out, and schedules
+//     the visibility event, when the MWr leaves the NIC (its arrival then
+//     only owes an ACK and returns credits: quiet), unless a TLP before it
+//     is still to be taken on arrival. The visibility event is queued a
+//     link latency sooner, for the same time: it can only change places
+//     with another event for the same picosecond and priority queued in
+//     between.
 //   - Optional IOMMU: an LRU IOTLB of IOTLBEntries pages; a miss waits for
 //     one of IOMMUWalkers walkers for IOMMUWalkNS.
 //   - Meters (meters.go): each direction, the tags, every finite credit

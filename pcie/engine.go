@@ -1,6 +1,10 @@
 package pcie
 
-import "github.com/nicsim/nicsim/sim"
+import (
+	"math/bits"
+
+	"github.com/nicsim/nicsim/sim"
+)
 
 // path is one request path of the NIC's DMA engine: reads or writes. A
 // request waits in a bounded queue for one of the path's channels. A
@@ -16,21 +20,22 @@ import "github.com/nicsim/nicsim/sim"
 // MSI-X goes through the write path at no cost, so it follows the writes
 // requested before it.
 type path struct {
-	d        *DMA
-	write    bool
-	depth    int          // requests accepted and not yet fully taken by the link, at most
-	queued   int          // such requests now (MSI-X excluded)
-	wait     ring[uint32] // requests waiting for a channel, oldest first
-	channels int
-	busy     int // channels working
-	clock    sim.ClockDomain
-	reqTicks sim.Tick // RequestCycles as time
-	perCycle uint64   // TLPs a channel cuts per cycle
-	unit     uint64   // TLP boundary: MPS for writes, MRRS for reads
-	lane     ring[uint32]
-	meter    *sim.Meter // channels in use
-	freeEv   channelFree
-	scratch  tlp
+	d         *DMA
+	write     bool
+	depth     int          // requests accepted and not yet fully taken by the link, at most
+	queued    int          // such requests now (MSI-X excluded)
+	wait      ring[uint32] // requests waiting for a channel, oldest first
+	channels  int
+	busy      int // channels working
+	clock     sim.ClockDomain
+	reqTicks  sim.Tick // RequestCycles as time
+	perCycle  uint64   // TLPs a channel cuts per cycle
+	unit      uint64   // TLP boundary: MPS for writes, MRRS for reads
+	unitShift uint     // log2(unit)
+	lane      ring[uint32]
+	meter     *sim.Meter // channels in use
+	freeEv    channelFree
+	scratch   tlp
 	// frees are the ends of busy channels whose events are reserved, not
 	// queued, in order: with no request waiting, a channel's end only
 	// lowers the level of the meter. They are queued at their keys as soon
@@ -103,13 +108,23 @@ func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
 		p.depth, p.channels, p.unit = s.DMAReadQueueDepth, s.DMAReadChannels, uint64(s.MRRSBytes)
 		p.reqTicks, p.perCycle = clock.CyclesToTicks(sim.Cycles(s.ReadRequestCycles)), uint64(s.ReadTLPsPerCycle)
 	}
+	p.unitShift = uint(bits.TrailingZeros64(p.unit)) // MPS and MRRS are powers of two
 	return p
+}
+
+// cycles is the cycles a channel takes to cut k TLPs after its first:
+// k/TLPsPerCycle.
+func (p *path) cycles(k uint64) sim.Cycles {
+	if p.perCycle == 1 {
+		return sim.Cycles(k)
+	}
+	return sim.Cycles(k / p.perCycle)
 }
 
 // tlps is the number of TLPs a request of bytes at addr is cut into: one
 // per unit-aligned block it touches.
 func (p *path) tlps(addr, bytes uint64) uint64 {
-	return (addr+bytes-1)/p.unit - addr/p.unit + 1
+	return (addr+bytes-1)>>p.unitShift - addr>>p.unitShift + 1
 }
 
 // enqueue adds request i and starts it if a channel is free.
@@ -136,7 +151,7 @@ func (p *path) startNext(now sim.Tick) {
 		hold := sim.Tick(0)
 		if !r.msix {
 			n := p.tlps(r.addr, r.bytes)
-			hold = p.reqTicks + p.clock.CyclesToTicks(sim.Cycles((n+p.perCycle-1)/p.perCycle-1))
+			hold = p.reqTicks + p.clock.CyclesToTicks(p.cycles(n-1))
 		}
 		r.cutAt = s
 		if !r.msix {
@@ -162,7 +177,7 @@ func (p *path) startNext(now sim.Tick) {
 // ready is when the next TLP of the lane's head request may go: its k-th
 // TLP is cut floor(k/TLPsPerCycle) cycles after the first.
 func (p *path) ready(r *dmaReq) sim.Tick {
-	return r.cutAt + p.clock.CyclesToTicks(sim.Cycles(r.taken/p.perCycle))
+	return r.cutAt + p.clock.CyclesToTicks(p.cycles(r.taken))
 }
 
 // peek offers the lane's next TLP: an MWr of at most MPS or an MRd of at
@@ -178,7 +193,7 @@ func (p *path) peek(now sim.Tick) (*tlp, sim.Tick) {
 		return nil, at
 	}
 	cur := r.addr + r.off
-	n := min(r.bytes-r.off, p.unit-cur%p.unit)
+	n := min(r.bytes-r.off, p.unit-cur&(p.unit-1))
 	if p.write {
 		p.scratch = tlp{kind: KindMWr, class: classP, addr64: d.l.spec.Addr64 && !r.msix, msix: r.msix,
 			payload: n, addr: cur, seq: r.seq, ref: i, last: r.off+n == r.bytes}
@@ -212,5 +227,3 @@ func (p *path) take(now sim.Tick, t *tlp) {
 		d.roomFreed()
 	}
 }
-
-func (p *path) sent(now sim.Tick, t *tlp) {}

@@ -32,6 +32,7 @@ func testSeed(t *testing.T) uint64 {
 // recorder wraps a receiver and keeps a copy of every TLP it gets.
 type recorder struct {
 	next receiver
+	late bool // take every TLP on arrival, never early
 	got  []tlp
 	at   []sim.Tick // arrival time of each
 }
@@ -41,6 +42,17 @@ func (r *recorder) receive(now sim.Tick, t *tlp) {
 	r.at = append(r.at, now)
 	r.next.receive(now, t)
 }
+
+func (r *recorder) early(now, at sim.Tick, t *tlp) bool {
+	if r.late || !r.next.early(now, at, t) {
+		return false
+	}
+	r.got = append(r.got, *t)
+	r.at = append(r.at, at)
+	return true
+}
+
+func (r *recorder) inert(t *tlp) bool { return r.next.inert(t) }
 
 // newTestLink builds a link with recorders on both far ends.
 func newTestLink(t *testing.T, spec Spec) (*Link, *sim.Env, *recorder, *recorder) {

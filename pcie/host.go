@@ -73,6 +73,37 @@ func (h *host) receive(now sim.Tick, t *tlp) {
 	}
 }
 
+// early takes a posted write (or an MSI-X) as it leaves the NIC. Without
+// the IOMMU, when it becomes visible depends only on its arrival time and
+// on the writes before it, so its visibility is scheduled now, for the
+// same time as on arrival; an MRd waits for its arrival. A write or MSI-X
+// visible on arrival is left to its arrival, where it completes at once.
+func (h *host) early(now, at sim.Tick, t *tlp) bool {
+	m := h.mem
+	if t.kind != KindMWr || m.iommu != nil {
+		return false
+	}
+	if t.msix {
+		if m.lastVis <= at {
+			return false
+		}
+		h.l.dma.visibleAt(now, m.interrupt(at), t.ref)
+		return true
+	}
+	if m.visDelay(t.payload) == 0 {
+		return false
+	}
+	vis := m.writeArrived(at, t.addr, t.payload)
+	if t.last {
+		h.l.dma.visibleAt(now, vis, t.ref)
+	}
+	return true
+}
+
+// inert: every TLP arriving at the host starts a read or makes a write
+// visible.
+func (h *host) inert(t *tlp) bool { return false }
+
 // plan sets the job's next completion and the time its data is ready.
 func (h *host) plan(j *hostJob) {
 	cur := j.addr + j.off
@@ -153,5 +184,3 @@ func (h *host) take(now sim.Tick, t *tlp) {
 	}
 	h.heapFix0()
 }
-
-func (h *host) sent(now sim.Tick, t *tlp) {}

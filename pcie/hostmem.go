@@ -102,11 +102,17 @@ func (m *hostMem) writeArrived(now sim.Tick, addr, n uint64) sim.Tick {
 	if m.iommu != nil {
 		t = m.iommu.translate(now, addr)
 	}
-	vis := max(t+sim.Tick(m.visPS+m.visPerBytePS*float64(n)+0.5), m.lastVis)
+	vis := max(t+m.visDelay(n), m.lastVis)
 	m.lastVis = vis
 	m.prune(now)
 	m.pending.push(pendingWrite{lo: addr, hi: addr + n, vis: vis})
 	return vis
+}
+
+// visDelay is how long a posted write of n bytes takes to become visible
+// once it has arrived (and been translated).
+func (m *hostMem) visDelay(n uint64) sim.Tick {
+	return sim.Tick(m.visPS + m.visPerBytePS*float64(n) + 0.5)
 }
 
 // interrupt is when an MSI-X arriving at now is delivered: not before the

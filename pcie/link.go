@@ -63,10 +63,10 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.nic = nicRx{l}
 	l.up.rx = l.host
 	l.down.rx = l.nic
-	l.up.src[classP] = &l.dma.wr
-	l.up.src[classNP] = &l.dma.rd
-	l.down.src[classP] = l.mmio
-	l.down.src[classCpl] = l.host
+	l.up.setSource(classP, &l.dma.wr)
+	l.up.setSource(classNP, &l.dma.rd)
+	l.down.setSource(classP, l.mmio)
+	l.down.setSource(classCpl, l.host)
 	if err := l.registerMeters(env.Meters); err != nil {
 		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
 	}
@@ -92,6 +92,13 @@ func (l *Link) Stats() *Stats {
 
 // nicRx is the NIC end of the downstream direction.
 type nicRx struct{ l *Link }
+
+// inert: a write-combined line before the last of its MMIO write only
+// lands in the NIC's buffer; the write's last line completes it.
+// early: the NIC takes each TLP on arrival.
+func (n nicRx) early(now, at sim.Tick, t *tlp) bool { return false }
+
+func (n nicRx) inert(t *tlp) bool { return t.kind == KindMWr && !t.last }
 
 func (n nicRx) receive(now sim.Tick, t *tlp) {
 	switch t.kind {

@@ -58,7 +58,11 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 		for cl := fcClass(0); cl < classCount; cl++ {
 			for i, kind := range [2]string{"H", "D"} {
 				if lim := t.cred.limit[cl][i]; lim != 0 {
-					t.cred.meters[cl][i] = must(add(t.name+".Credits."+poolNames[cl]+kind, "credits", lim))
+					m := must(add(t.name+".Credits."+poolNames[cl]+kind, "credits", lim))
+					t.cred.meters[cl][i] = m
+					if m != nil {
+						m.OnRead(t.peer.settleArrivals) // quiet UpdateFCs release credits
+					}
 				}
 			}
 		}

@@ -98,8 +98,6 @@ func (m *mmio) take(now sim.Tick, t *tlp) {
 	}
 }
 
-func (m *mmio) sent(now sim.Tick, t *tlp) {}
-
 func (m *mmio) arrived(now sim.Tick, t *tlp) {
 	if !t.last {
 		return

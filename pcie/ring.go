@@ -2,6 +2,7 @@ package pcie
 
 // ring is a FIFO of values that grows by doubling and then reuses its
 // buffer, so a steady state allocates nothing. Callers bound its length.
+// Its capacity is a power of two, so positions wrap with a mask.
 type ring[T any] struct {
 	buf  []T
 	head int
@@ -14,22 +15,50 @@ func (r *ring[T]) push(v T) {
 	if r.n == len(r.buf) {
 		nb := make([]T, max(8, 2*len(r.buf)))
 		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = v
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
 }
 
+// pushSlot appends a value left as it was (a caller sets every field)
+// and returns a pointer to it, valid until the ring next grows: a caller
+// fills a large value in place.
+func (r *ring[T]) pushSlot() *T {
+	if r.n == len(r.buf) {
+		var zero T
+		r.push(zero)
+	} else {
+		r.n++
+	}
+	return &r.buf[(r.head+r.n-1)&(len(r.buf)-1)]
+}
+
+// slot returns a pointer to the k-th oldest value (0 <= k < len), valid
+// until the ring next grows or the value is popped.
+func (r *ring[T]) slot(k int) *T { return &r.buf[(r.head+k)&(len(r.buf)-1)] }
+
+// front returns a pointer to the oldest value (the ring must not be
+// empty), valid until the ring next grows or the value is popped.
+func (r *ring[T]) front() *T { return &r.buf[r.head] }
+
 // peek returns the oldest value; the ring must not be empty.
 func (r *ring[T]) peek() T { return r.buf[r.head] }
+
+// drop removes the oldest value without clearing its slot (for values
+// that hold no pointers).
+func (r *ring[T]) drop() {
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+}
 
 func (r *ring[T]) pop() T {
 	v := r.buf[r.head]
 	var zero T
 	r.buf[r.head] = zero
-	r.head = (r.head + 1) % len(r.buf)
+	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
 	return v
 }
@@ -47,4 +76,4 @@ func takeSlot[T any](free *[]uint32, items *[]T) uint32 {
 }
 
 // at returns the k-th oldest value (0 <= k < len).
-func (r *ring[T]) at(k int) T { return r.buf[(r.head+k)%len(r.buf)] }
+func (r *ring[T]) at(k int) T { return r.buf[(r.head+k)&(len(r.buf)-1)] }

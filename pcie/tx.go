@@ -25,13 +25,18 @@ type source interface {
 	peek(now sim.Tick) (*tlp, sim.Tick)
 	// take commits the TLP last returned by peek: it starts on the wire.
 	take(now sim.Tick, t *tlp)
-	// sent reports that its last byte has left the transmitter.
-	sent(now sim.Tick, t *tlp)
 }
 
 // receiver is the far end of a direction.
 type receiver interface {
 	receive(now sim.Tick, t *tlp)
+	// early takes t, which leaves now and arrives at at, at once when what
+	// it does there can be worked out now, and reports whether it did:
+	// nothing else reaches this end before at, and the events it schedules
+	// fall after at.
+	early(now, at sim.Tick, t *tlp) bool
+	// inert reports that receiving t changes nothing at the far end.
+	inert(t *tlp) bool
 }
 
 // burst is what a transmitter puts on the wire in one go: DLLPs and SKP
@@ -68,6 +73,9 @@ type tx struct {
 	peer     *tx
 	rx       receiver
 	src      [classCount]source
+	srcs     [classCount]source  // the sources set in src, in class order
+	srcCl    [classCount]fcClass // their classes
+	nsrc     int
 	cred     credits
 
 	sinceACK, sinceFC, sinceSKP uint64
@@ -77,12 +85,13 @@ type tx struct {
 	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
+	lit      bool // the meter's level is 1: a burst that follows another at once leaves it so
 	starting bool // inside start: a source woke a client that kicked
 	startAt  sim.Tick
 	cur      burst // on the wire
-	fin      burst // just finished (stable while its callbacks run)
-	arr      burst // arriving
-	inflight ring[burst]
+	fin      burst // just finished, arriving at once (no latency)
+	inflight ring[flight]
+	late     int // bursts in flight whose TLP the far end takes on arrival
 
 	timerArmed bool
 	timerAt    sim.Tick
@@ -96,6 +105,18 @@ var _ sim.Handler = (*tx)(nil)
 
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
 
+// setSource makes s the source of class cl.
+func (t *tx) setSource(cl fcClass, s source) {
+	t.src[cl] = s
+	t.nsrc = 0
+	for c := fcClass(0); c < classCount; c++ {
+		if t.src[c] != nil {
+			t.srcs[t.nsrc], t.srcCl[t.nsrc] = t.src[c], c
+			t.nsrc++
+		}
+	}
+}
+
 func (t *tx) bytesTicks(n uint64) sim.Tick {
 	return sim.Tick(n * t.rate.PSNum / t.rate.PSDen)
 }
@@ -106,8 +127,8 @@ func (t *tx) Handle(now sim.Tick, arg uint64) {
 	case evEnd:
 		t.end(now)
 	case evArrive:
-		t.arr = t.inflight.pop()
-		t.arrive(now, &t.arr)
+		t.settleArrivals()
+		t.arriveFlight(now, t.inflight.front())
 	case evTimer:
 		if t.timerArmed && sim.Tick(arg>>2) == now {
 			t.timerArmed = false
@@ -202,12 +223,9 @@ func (t *tx) armWake(at sim.Tick) {
 func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
-	for cl := fcClass(0); cl < classCount; cl++ {
-		s := t.src[cl]
-		if s == nil {
-			continue
-		}
-		p, at := s.peek(now)
+	for i := 0; i < t.nsrc; i++ {
+		cl := t.srcCl[i]
+		p, at := t.srcs[i].peek(now)
 		if p == nil {
 			wake = min(wake, at)
 			t.blocked[cl] = false
@@ -318,42 +336,26 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	t.st.BusyPS += uint64(d)
 	t.busy = true
 	t.startAt = now
-	t.meter.Set(now, 1)
+	if !t.lit {
+		t.meter.Set(now, 1)
+		t.lit = true
+	}
 	t.eng.After(d, sim.PrioDeliver, t, evEnd)
 }
 
 func (t *tx) end(now sim.Tick) {
+	t.peer.settleArrivals() // the peer's quiet arrivals before now are this one's bookkeeping
 	t.busy = false
-	t.meter.Set(now, 0)
-	t.fin = t.cur
-	b := &t.fin
 	if t.latency == 0 {
-		t.arrive(now, b)
+		t.fin = t.cur
+		t.arrive(now, &t.fin, false)
 	} else {
-		t.inflight.push(*b)
-		t.eng.After(t.latency, sim.PrioDeliver, t, evArrive)
-	}
-	if b.hasTLP {
-		t.src[b.t.class].sent(now, &b.t)
+		t.launch(now)
 	}
 	t.start(now, false)
-}
-
-// arrive hands a burst to the far end: credits carried by an UpdateFC go
-// back to the peer direction's transmitter; a TLP goes to the receiver,
-// which owes an ACK and (for finite classes) returns its credits on the
-// opposite direction.
-func (t *tx) arrive(now sim.Tick, b *burst) {
-	if b.hasFC {
-		t.peer.cred.release(now, &b.fc)
-		t.peer.kick()
-	}
-	if !b.hasTLP {
-		return
-	}
-	t.rx.receive(now, &b.t)
-	t.peer.oweACK()
-	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d != 0 {
-		t.peer.oweFC(b.t.class, h, d)
+	if !t.busy {
+		t.meter.Set(now, 0)
+		t.lit = false
+		t.peer.wakeQuiet()
 	}
 }
