@@ -109,27 +109,32 @@ func (f *wqeFetch) IdleTick(sim.Tick) {
 // handOn sends up to ItemsPerCycle fetched WQEs to their engines, in
 // order; it returns when it must tick next for them (MaxTick: woken).
 func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
-	a := f.a
-	sent := 0
 	if now < f.nextAccept {
 		return f.nextAccept
 	}
-	defer func() {
-		if sent > 0 {
-			f.took(now, sent)
-		}
-	}()
+	next, sent := f.send(now)
+	if sent > 0 {
+		f.took(now, sent)
+	}
+	return next
+}
+
+// send is handOn on an accepting cycle; it also returns how many WQEs it
+// sent.
+func (f *wqeFetch) send(now sim.Tick) (sim.Tick, int) {
+	a := f.a
+	sent := 0
 	for len(f.ready) > 0 && sent < f.ipc {
 		id := f.ready[0]
 		sl := &f.slots[id]
 		if sl.readyAt > now {
-			return sl.readyAt
+			return sl.readyAt, sent
 		}
 		qp := a.qps[sl.req.qp]
 		port := a.engines[qp.engine].first.in
 		if !port.CanSend() {
 			a.Stats.FetchStalls++
-			return sim.MaxTick
+			return sim.MaxTick, sent
 		}
 		idx := sl.req.first + uint64(sl.next)
 		qp.slot(idx).tFetched = now
@@ -147,9 +152,9 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 		}
 	}
 	if sent == f.ipc && len(f.ready) > 0 {
-		return max(now+f.interval, now+f.period)
+		return max(now+f.interval, now+f.period), sent
 	}
-	return sim.MaxTick
+	return sim.MaxTick, sent
 }
 
 // read starts the DMA read of request r's WQEs into slot id.
