@@ -37,12 +37,13 @@ type TickDriver struct {
 	t       Ticker
 	pending bool
 	pendAt  Tick
-	// minEdge is the earliest edge a tick may take: one period after the
-	// last tick (0 before the first). Edges are multiples of the period,
-	// so an edge before it is at or before the last tick.
-	minEdge Tick
-	ticks   uint64
-	edge    Tick // the last edge nextEdge found (0 at first)
+	// lastTick is the edge of the last tick; before the first, one period
+	// before 0 (Tick wraps), so that lastTick+Period, the earliest edge a
+	// tick may take, is 0. Edges are multiples of the period, so an edge
+	// before that is at or before the last tick.
+	lastTick Tick
+	ticks    uint64
+	edge     Tick // the last edge nextEdge found (0 at first)
 
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
@@ -126,7 +127,7 @@ var _ Waker = (*TickDriver)(nil)
 
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
-	d := &TickDriver{name: name, clock: clock, eng: eng, t: t}
+	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period}
 	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
 	d.wakeIdler, _ = t.(WakeIdler)
@@ -233,7 +234,7 @@ func (d *TickDriver) settleQuiet() bool {
 	}
 	d.quiet = false
 	at := d.quietAt
-	d.minEdge = at + d.clock.Period
+	d.lastTick = at
 	d.ticks++
 	d.quiets++
 	if len(d.arrivals) > 0 {
@@ -254,7 +255,7 @@ func (d *TickDriver) supersede() {
 
 // edgeFor is the edge a wake for t asks for: the first at or after t,
 // strictly after the last tick.
-func (d *TickDriver) edgeFor(t Tick) Tick { return max(d.nextEdge(t), d.minEdge) }
+func (d *TickDriver) edgeFor(t Tick) Tick { return max(d.nextEdge(t), d.lastTick+d.clock.Period) }
 
 // nextEdge is d.clock.NextEdge(t). The edge it found last is kept: a
 // driver is woken near it, and Tick being unsigned, t is within the
@@ -339,7 +340,7 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 	// a smaller key: the tick runs here, as it would have.
 	d.idle = false
 	d.pending = false
-	d.minEdge = now + d.clock.Period
+	d.lastTick = now
 	d.ticks++
 	if d.t.Tick(now) {
 		if d.idle {
@@ -465,7 +466,7 @@ func (d *TickDriver) Settle() {
 	d.idle = false
 	d.pending = false
 	at := d.pendAt
-	d.minEdge = at + d.clock.Period
+	d.lastTick = at
 	d.ticks++
 	d.idler.IdleTick(at)
 	if len(d.arrivals) > 0 {
