@@ -46,20 +46,27 @@ func (c *credits) consume(now sim.Tick, cl fcClass, payload uint64) {
 
 func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64) {
 	for cl := range ret {
-		if ret[cl][0]|ret[cl][1] == 0 {
+		r := &ret[cl]
+		if r[0]|r[1] == 0 {
 			continue
 		}
-		for i := 0; i < 2; i++ {
-			if ret[cl][i] == 0 {
-				continue
-			}
-			if ret[cl][i] > c.used[cl][i] {
-				panic("pcie: invariant: more credits returned than consumed")
-			}
-			c.used[cl][i] -= ret[cl][i]
-			c.meters[cl][i].Set(now, c.used[cl][i])
+		u, m := &c.used[cl], &c.meters[cl]
+		if h := r[0]; h != 0 {
+			c.give(now, &u[0], m[0], h)
+		}
+		if d := r[1]; d != 0 {
+			c.give(now, &u[1], m[1], d)
 		}
 	}
+}
+
+// give returns n credits to the pool whose use is *used.
+func (c *credits) give(now sim.Tick, used *uint64, m *sim.Meter, n uint64) {
+	if n > *used {
+		panic("pcie: invariant: more credits returned than consumed")
+	}
+	*used -= n
+	m.Set(now, *used)
 }
 
 // returnable is the header and data credits a received TLP frees, or zero

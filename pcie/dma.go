@@ -143,8 +143,10 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 
 func (d *DMA) alloc() uint32 { return takeSlot(&d.free, &d.reqs) }
 
+// release frees request slot i. Every use of a slot sets all its fields,
+// so only the handler is cleared, to hold no reference.
 func (d *DMA) release(i uint32) {
-	d.reqs[i] = dmaReq{}
+	d.reqs[i].done = nil
 	d.free = append(d.free, i)
 }
 

@@ -264,41 +264,8 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	b := &t.cur
 	b.hasTLP, b.hasFC = false, false
 	// Link-layer traffic that fell due, ahead of the next TLP.
-	for t.sinceSKP >= SKPIntervalBytes {
-		t.sinceSKP -= SKPIntervalBytes
-		n += SKPBytes
-		t.st.SKPs++
-		t.st.SKPBytes += SKPBytes
-	}
-	// A busy transmitter sends one ACK and one UpdateFC per interval bytes
-	// of its own link time; an idle one sends what it owes when its timer
-	// fires.
-	for t.sinceACK >= t.interval {
-		if t.sinceACK >= t.interval {
-			t.sinceACK -= t.interval
-		} else {
-			t.sinceACK = 0
-		}
-		t.owedACK = false
-		n += DLLPBytes
-		t.st.ACKs++
-		t.st.DLLPBytes += DLLPBytes
-	}
-	for t.sinceFC >= t.interval || (forced && t.owedFC) {
-		if t.sinceFC >= t.interval {
-			t.sinceFC -= t.interval
-		} else {
-			t.sinceFC = 0
-		}
-		if t.owedFC {
-			b.hasFC = true
-			b.fc = t.fcRet
-			t.fcRet = [classCount][2]uint64{}
-			t.owedFC = false
-		}
-		n += DLLPBytes
-		t.st.UpdateFCs++
-		t.st.DLLPBytes += DLLPBytes
+	if forced || t.sinceSKP >= SKPIntervalBytes || t.sinceACK >= t.interval || t.sinceFC >= t.interval {
+		n = t.linkTraffic(b, forced)
 	}
 	p, cl, wake := t.pick(now)
 	if p != nil {
@@ -341,6 +308,50 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		t.lit = true
 	}
 	t.eng.After(d, sim.PrioDeliver, t, evEnd)
+}
+
+// linkTraffic puts the SKP ordered sets, ACKs and UpdateFCs that fell due
+// into burst b and returns their bytes. forced sends the UpdateFC an idle
+// transmitter owes.
+func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
+	var n uint64
+	for t.sinceSKP >= SKPIntervalBytes {
+		t.sinceSKP -= SKPIntervalBytes
+		n += SKPBytes
+		t.st.SKPs++
+		t.st.SKPBytes += SKPBytes
+	}
+	// A busy transmitter sends one ACK and one UpdateFC per interval bytes
+	// of its own link time; an idle one sends what it owes when its timer
+	// fires.
+	for t.sinceACK >= t.interval {
+		if t.sinceACK >= t.interval {
+			t.sinceACK -= t.interval
+		} else {
+			t.sinceACK = 0
+		}
+		t.owedACK = false
+		n += DLLPBytes
+		t.st.ACKs++
+		t.st.DLLPBytes += DLLPBytes
+	}
+	for t.sinceFC >= t.interval || (forced && t.owedFC) {
+		if t.sinceFC >= t.interval {
+			t.sinceFC -= t.interval
+		} else {
+			t.sinceFC = 0
+		}
+		if t.owedFC {
+			b.hasFC = true
+			b.fc = t.fcRet
+			t.fcRet = [classCount][2]uint64{}
+			t.owedFC = false
+		}
+		n += DLLPBytes
+		t.st.UpdateFCs++
+		t.st.DLLPBytes += DLLPBytes
+	}
+	return n
 }
 
 func (t *tx) end(now sim.Tick) {
