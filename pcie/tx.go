@@ -221,13 +221,21 @@ func (t *tx) armWake(at sim.Tick) {
 // an older posted write (PCIe Base Spec 2.4.1, ordering table rows B/C,
 // column 2), while a posted write may pass a stalled read or completion.
 func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
+	// Every head first, then the choice: the choice's state stays in
+	// registers, not saved around each source's call.
+	var heads [classCount]*tlp
+	var ats [classCount]sim.Tick
+	srcs := t.srcs[:t.nsrc]
+	for i, s := range srcs {
+		heads[i], ats[i] = s.peek(now)
+	}
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
-	for i := 0; i < t.nsrc; i++ {
+	for i := range srcs {
 		cl := t.srcCl[i]
-		p, at := t.srcs[i].peek(now)
+		p := heads[i]
 		if p == nil {
-			wake = min(wake, at)
+			wake = min(wake, ats[i])
 			t.blocked[cl] = false
 			continue
 		}
