@@ -285,9 +285,10 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		t.starting = false
 		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
 		n += w
-		t.st.TLPs[p.kind]++
-		t.st.TLPBytes += w
-		t.st.PayloadBytes += p.payload
+		st := t.st
+		st.TLPs[p.kind]++
+		st.TLPBytes += w
+		st.PayloadBytes += p.payload
 	}
 	if n == 0 {
 		if t.owedFC && !t.timerArmed {
@@ -303,12 +304,13 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		return
 	}
 	t.ackPending = false // a busy transmitter's own ACKs cover what it owes
-	t.st.WireBytes += n
 	t.sinceACK += n
 	t.sinceFC += n
 	t.sinceSKP += n
 	d := t.ser.Ticks(n)
-	t.st.BusyPS += uint64(d)
+	st := t.st
+	st.WireBytes += n
+	st.BusyPS += uint64(d)
 	t.busy = true
 	t.startAt = now
 	if !t.lit {
