@@ -170,9 +170,13 @@ func (t *tx) oweACK() {
 
 // idleACK accounts the ACK an idle transmitter sent at ackDueAt.
 func (t *tx) idleACK(now sim.Tick) {
-	if !t.ackPending || now < t.ackDueAt {
-		return
+	if t.ackPending && now >= t.ackDueAt {
+		t.sendIdleACK()
 	}
+}
+
+// sendIdleACK accounts the ACK due at ackDueAt, which has passed.
+func (t *tx) sendIdleACK() {
 	t.ackPending = false
 	if !t.owedACK {
 		return
