@@ -46,10 +46,10 @@ func (t *tx) launch(now sim.Tick) {
 // arrives, wakeQuiet makes its arrival an event again.
 func (t *tx) quiet(f *flight) bool {
 	b := &f.b
-	if b.hasTLP && !f.early && !t.rx.inert(&b.t) {
-		return false
+	if !t.peer.busy {
+		return !b.hasTLP && !b.hasFC
 	}
-	return !b.hasTLP && !b.hasFC || t.peer.busy
+	return !b.hasTLP || f.early || t.rx.inert(&b.t)
 }
 
 // wakeQuiet queues at their places the quiet arrivals still to come: the

@@ -9,6 +9,7 @@ import "github.com/nicsim/nicsim/sim"
 // arrives from the receiver on the opposite direction.
 type credits struct {
 	limit  [classCount][2]uint64 // [class][0 header, 1 data]; 0 = infinite
+	room   [classCount][2]uint64 // limit, or the largest uint64 for an infinite pool
 	used   [classCount][2]uint64
 	meters [classCount][2]*sim.Meter // credits in use of each finite pool (nil: infinite)
 }
@@ -18,6 +19,14 @@ func newCredits(ph, pd, nph, npd, cplh, cpld int) credits {
 	c.limit[classP] = [2]uint64{uint64(ph), uint64(pd)}
 	c.limit[classNP] = [2]uint64{uint64(nph), uint64(npd)}
 	c.limit[classCpl] = [2]uint64{uint64(cplh), uint64(cpld)}
+	for cl := range c.limit {
+		for i, l := range c.limit[cl] {
+			c.room[cl][i] = l
+			if l == 0 {
+				c.room[cl][i] = ^uint64(0)
+			}
+		}
+	}
 	return c
 }
 
@@ -26,40 +35,49 @@ func newCredits(ph, pd, nph, npd, cplh, cpld int) credits {
 func need(payload uint64) (h, d uint64) { return 1, dataCredits(payload) }
 
 func (c *credits) fits(cl fcClass, payload uint64) bool {
+	// An infinite pool's use never reaches the largest uint64.
 	h, d := need(payload)
-	l := &c.limit[cl]
+	l := &c.room[cl]
 	u := &c.used[cl]
-	return (l[0] == 0 || u[0]+h <= l[0]) && (l[1] == 0 || u[1]+d <= l[1])
+	return u[0]+h <= l[0] && u[1]+d <= l[1]
 }
 
 func (c *credits) consume(now sim.Tick, cl fcClass, payload uint64) {
 	h, d := need(payload)
-	if c.limit[cl][0] != 0 {
-		c.used[cl][0] += h
-		c.meters[cl][0].Set(now, c.used[cl][0])
+	l, u, m := &c.limit[cl], &c.used[cl], &c.meters[cl]
+	if l[0] != 0 {
+		u[0] += h
+		m[0].Set(now, u[0])
 	}
-	if c.limit[cl][1] != 0 {
-		c.used[cl][1] += d
-		c.meters[cl][1].Set(now, c.used[cl][1])
+	if l[1] != 0 {
+		u[1] += d
+		m[1].Set(now, u[1])
 	}
 }
 
 func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64) {
 	for cl := range ret {
-		if ret[cl][0]|ret[cl][1] == 0 {
+		r := &ret[cl]
+		if r[0]|r[1] == 0 {
 			continue
 		}
-		for i := 0; i < 2; i++ {
-			if ret[cl][i] == 0 {
-				continue
-			}
-			if ret[cl][i] > c.used[cl][i] {
-				panic("pcie: invariant: more credits returned than consumed")
-			}
-			c.used[cl][i] -= ret[cl][i]
-			c.meters[cl][i].Set(now, c.used[cl][i])
+		u, m := &c.used[cl], &c.meters[cl]
+		if h := r[0]; h != 0 {
+			c.give(now, &u[0], m[0], h)
+		}
+		if d := r[1]; d != 0 {
+			c.give(now, &u[1], m[1], d)
 		}
 	}
+}
+
+// give returns n credits to the pool whose use is *used.
+func (c *credits) give(now sim.Tick, used *uint64, m *sim.Meter, n uint64) {
+	if n > *used {
+		panic("pcie: invariant: more credits returned than consumed")
+	}
+	*used -= n
+	m.Set(now, *used)
 }
 
 // returnable is the header and data credits a received TLP frees, or zero

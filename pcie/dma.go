@@ -42,6 +42,15 @@ type dmaReq struct {
 	seq    uint64
 }
 
+// set makes r a new request, every field set: field by field, which is
+// cheaper than assigning a whole value that holds a pointer.
+func (r *dmaReq) set(write, msix bool, addr, bytes uint64, done sim.Handler, arg uint64, called sim.Tick) {
+	r.write, r.msix, r.addr, r.bytes = write, msix, addr, bytes
+	r.off, r.taken, r.recv = 0, 0, 0
+	r.done, r.arg, r.called = done, arg, called
+	r.cutAt, r.seq = 0, 0
+}
+
 type tagEntry struct {
 	req  uint32
 	next uint64 // address the next completion must start at
@@ -135,7 +144,7 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	}
 	now := d.l.eng.Now()
 	i := d.alloc()
-	d.reqs[i] = dmaReq{write: p.write, addr: addr, bytes: bytes, done: done, arg: arg, called: now}
+	d.reqs[i].set(p.write, false, addr, bytes, done, arg, now)
 	p.queued++
 	p.enqueue(now, i)
 	return nil
@@ -143,8 +152,10 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 
 func (d *DMA) alloc() uint32 { return takeSlot(&d.free, &d.reqs) }
 
+// release frees request slot i. Every use of a slot sets all its fields,
+// so only the handler is cleared, to hold no reference.
 func (d *DMA) release(i uint32) {
-	d.reqs[i] = dmaReq{}
+	d.reqs[i].done = nil
 	d.free = append(d.free, i)
 }
 
@@ -169,7 +180,7 @@ func (l *Link) MSIX(done sim.Handler, arg uint64) error {
 	}
 	now := l.eng.Now()
 	i := d.alloc()
-	d.reqs[i] = dmaReq{write: true, msix: true, addr: 0xFEE00000, bytes: MSIXBytes, done: done, arg: arg, called: now}
+	d.reqs[i].set(true, true, 0xFEE00000, MSIXBytes, done, arg, now)
 	d.msixQ++
 	d.wr.enqueue(now, i)
 	return nil

@@ -40,7 +40,8 @@ type path struct {
 	// queued, in order: with no request waiting, a channel's end only
 	// lowers the level of the meter. They are queued at their keys as soon
 	// as a request waits, and counted (settle) when their place has passed.
-	frees []sim.Key
+	frees    []sim.Key
+	freeHead int // frees[:freeHead] are counted already
 }
 
 // channelFree is a channel of p finishing its request.
@@ -63,9 +64,13 @@ func (p *path) channelEnd(at sim.Tick) {
 		eng.ScheduleKey(k, p.freeEv, 0)
 		return
 	}
+	if p.freeHead > 0 && len(p.frees) == cap(p.frees) {
+		n := copy(p.frees, p.frees[p.freeHead:])
+		p.frees, p.freeHead = p.frees[:n], 0
+	}
 	i := len(p.frees)
 	p.frees = append(p.frees, k)
-	for ; i > 0 && k.Before(p.frees[i-1]); i-- {
+	for ; i > p.freeHead && k.Before(p.frees[i-1]); i-- {
 		p.frees[i] = p.frees[i-1]
 	}
 	p.frees[i] = k
@@ -75,27 +80,28 @@ func (p *path) channelEnd(at sim.Tick) {
 // frees its channel at its time.
 func (p *path) settle() {
 	eng := p.d.l.eng
-	n := 0
-	for _, k := range p.frees {
+	i := p.freeHead
+	for ; i < len(p.frees); i++ {
+		k := p.frees[i]
 		if !eng.Passed(k) {
 			break
 		}
 		p.busy--
 		p.meter.Set(k.At(), uint64(p.busy))
-		n++
 	}
-	if n > 0 {
-		p.frees = append(p.frees[:0], p.frees[n:]...)
+	if i == len(p.frees) {
+		p.frees, i = p.frees[:0], 0
 	}
+	p.freeHead = i
 }
 
 // queueFrees queues the reserved channel ends at their places: a request
 // waits for a channel.
 func (p *path) queueFrees() {
-	for _, k := range p.frees {
+	for _, k := range p.frees[p.freeHead:] {
 		p.d.l.eng.ScheduleKey(k, p.freeEv, 0)
 	}
-	p.frees = p.frees[:0]
+	p.frees, p.freeHead = p.frees[:0], 0
 }
 
 func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
@@ -137,7 +143,7 @@ func (p *path) enqueue(now sim.Tick, i uint32) {
 // next NIC clock edge (at once when a request costs no cycles, as in
 // IdealSpec).
 func (p *path) startNext(now sim.Tick) {
-	if len(p.frees) > 0 {
+	if len(p.frees) > p.freeHead {
 		p.settle()
 	}
 	started := false
@@ -165,7 +171,7 @@ func (p *path) startNext(now sim.Tick) {
 			p.channelEnd(free)
 		}
 	}
-	if p.wait.len() > 0 && len(p.frees) > 0 {
+	if p.wait.len() > 0 && len(p.frees) > p.freeHead {
 		p.queueFrees()
 	}
 	p.meter.Set(now, uint64(p.busy))

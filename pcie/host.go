@@ -90,10 +90,11 @@ func (h *host) early(now, at sim.Tick, t *tlp) bool {
 		h.l.dma.visibleAt(now, m.interrupt(at), t.ref)
 		return true
 	}
-	if m.visDelay(t.payload) == 0 {
+	delay := m.visDelay(t.payload)
+	if delay == 0 {
 		return false
 	}
-	vis := m.writeArrived(at, t.addr, t.payload)
+	vis := m.writeArrivedIn(at, t.addr, t.payload, delay)
 	if t.last {
 		h.l.dma.visibleAt(now, vis, t.ref)
 	}

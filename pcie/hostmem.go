@@ -98,11 +98,16 @@ func (m *hostMem) readStart(now sim.Tick, addr, n uint64) sim.Tick {
 // is visible. Writes become visible in arrival order (PCIe posted
 // ordering: a CQE is never seen before the data written ahead of it).
 func (m *hostMem) writeArrived(now sim.Tick, addr, n uint64) sim.Tick {
+	return m.writeArrivedIn(now, addr, n, m.visDelay(n))
+}
+
+// writeArrivedIn is writeArrived for a write whose visDelay is delay.
+func (m *hostMem) writeArrivedIn(now sim.Tick, addr, n uint64, delay sim.Tick) sim.Tick {
 	t := now
 	if m.iommu != nil {
 		t = m.iommu.translate(now, addr)
 	}
-	vis := max(t+m.visDelay(n), m.lastVis)
+	vis := max(t+delay, m.lastVis)
 	m.lastVis = vis
 	m.prune(now)
 	m.pending.push(pendingWrite{lo: addr, hi: addr + n, vis: vis})

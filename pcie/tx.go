@@ -170,9 +170,13 @@ func (t *tx) oweACK() {
 
 // idleACK accounts the ACK an idle transmitter sent at ackDueAt.
 func (t *tx) idleACK(now sim.Tick) {
-	if !t.ackPending || now < t.ackDueAt {
-		return
+	if t.ackPending && now >= t.ackDueAt {
+		t.sendIdleACK()
 	}
+}
+
+// sendIdleACK accounts the ACK due at ackDueAt, which has passed.
+func (t *tx) sendIdleACK() {
 	t.ackPending = false
 	if !t.owedACK {
 		return
@@ -221,13 +225,21 @@ func (t *tx) armWake(at sim.Tick) {
 // an older posted write (PCIe Base Spec 2.4.1, ordering table rows B/C,
 // column 2), while a posted write may pass a stalled read or completion.
 func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
+	// Every head first, then the choice: the choice's state stays in
+	// registers, not saved around each source's call.
+	var heads [classCount]*tlp
+	var ats [classCount]sim.Tick
+	srcs := t.srcs[:t.nsrc]
+	for i, s := range srcs {
+		heads[i], ats[i] = s.peek(now)
+	}
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
-	for i := 0; i < t.nsrc; i++ {
+	for i := range srcs {
 		cl := t.srcCl[i]
-		p, at := t.srcs[i].peek(now)
+		p := heads[i]
 		if p == nil {
-			wake = min(wake, at)
+			wake = min(wake, ats[i])
 			t.blocked[cl] = false
 			continue
 		}
@@ -264,6 +276,59 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	b := &t.cur
 	b.hasTLP, b.hasFC = false, false
 	// Link-layer traffic that fell due, ahead of the next TLP.
+	if forced || t.sinceSKP >= SKPIntervalBytes || t.sinceACK >= t.interval || t.sinceFC >= t.interval {
+		n = t.linkTraffic(b, forced)
+	}
+	p, cl, wake := t.pick(now)
+	if p != nil {
+		b.hasTLP = true
+		b.t = *p
+		t.cred.consume(now, cl, p.payload)
+		t.starting = true
+		t.src[cl].take(now, &b.t)
+		t.starting = false
+		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
+		n += w
+		st := t.st
+		st.TLPs[p.kind]++
+		st.TLPBytes += w
+		st.PayloadBytes += p.payload
+	}
+	if n == 0 {
+		if t.owedFC && !t.timerArmed {
+			t.armTimer()
+		}
+		if t.owedACK && !t.ackPending {
+			t.ackPending = true
+			t.ackDueAt = now + t.bytesTicks(t.interval)
+		}
+		if wake != sim.MaxTick {
+			t.armWake(wake)
+		}
+		return
+	}
+	t.ackPending = false // a busy transmitter's own ACKs cover what it owes
+	t.sinceACK += n
+	t.sinceFC += n
+	t.sinceSKP += n
+	d := t.ser.Ticks(n)
+	st := t.st
+	st.WireBytes += n
+	st.BusyPS += uint64(d)
+	t.busy = true
+	t.startAt = now
+	if !t.lit {
+		t.meter.Set(now, 1)
+		t.lit = true
+	}
+	t.eng.After(d, sim.PrioDeliver, t, evEnd)
+}
+
+// linkTraffic puts the SKP ordered sets, ACKs and UpdateFCs that fell due
+// into burst b and returns their bytes. forced sends the UpdateFC an idle
+// transmitter owes.
+func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
+	var n uint64
 	for t.sinceSKP >= SKPIntervalBytes {
 		t.sinceSKP -= SKPIntervalBytes
 		n += SKPBytes
@@ -300,47 +365,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		t.st.UpdateFCs++
 		t.st.DLLPBytes += DLLPBytes
 	}
-	p, cl, wake := t.pick(now)
-	if p != nil {
-		b.hasTLP = true
-		b.t = *p
-		t.cred.consume(now, cl, p.payload)
-		t.starting = true
-		t.src[cl].take(now, &b.t)
-		t.starting = false
-		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
-		n += w
-		t.st.TLPs[p.kind]++
-		t.st.TLPBytes += w
-		t.st.PayloadBytes += p.payload
-	}
-	if n == 0 {
-		if t.owedFC && !t.timerArmed {
-			t.armTimer()
-		}
-		if t.owedACK && !t.ackPending {
-			t.ackPending = true
-			t.ackDueAt = now + t.bytesTicks(t.interval)
-		}
-		if wake != sim.MaxTick {
-			t.armWake(wake)
-		}
-		return
-	}
-	t.ackPending = false // a busy transmitter's own ACKs cover what it owes
-	t.st.WireBytes += n
-	t.sinceACK += n
-	t.sinceFC += n
-	t.sinceSKP += n
-	d := t.ser.Ticks(n)
-	t.st.BusyPS += uint64(d)
-	t.busy = true
-	t.startAt = now
-	if !t.lit {
-		t.meter.Set(now, 1)
-		t.lit = true
-	}
-	t.eng.After(d, sim.PrioDeliver, t, evEnd)
+	return n
 }
 
 func (t *tx) end(now sim.Tick) {

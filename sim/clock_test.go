@@ -68,6 +68,26 @@ func TestSerializerCarriesRemainderWithoutDrift(t *testing.T) {
 	require.InDelta(t, 504.123, r.GbitPerSecond(), 0.001)
 }
 
+// A power-of-two denominator takes the shift path; the same fraction with a
+// denominator that is not a power of two takes the division path. Both must
+// give the same time for every transfer, including ones whose product
+// overflows 64 bits and so fall back to division on the shift path too.
+func TestSerializerShiftMatchesDivision(t *testing.T) {
+	shift := NewSerializer(Rate{PSNum: 1040000, PSDen: 65536})
+	div := NewSerializer(Rate{PSNum: 3 * 1040000, PSDen: 3 * 65536})
+	require.True(t, shift.pow2)
+	require.False(t, div.pow2)
+	seed := testSeed(t)
+	rng := Stream(seed, "serializer-shift")
+	for i := 0; i < 100_000; i++ {
+		n := 1 + rng.Uint64N(8192)
+		if i%1000 == 0 {
+			n = 1<<45 + rng.Uint64N(1<<20) // product above 2^64
+		}
+		require.Equal(t, div.Ticks(n), shift.Ticks(n), "transfer %d of %d bytes (seed %d)", i, n, seed)
+	}
+}
+
 func TestRateRejectsZero(t *testing.T) {
 	_, err := NewRate(0, 1)
 	require.Error(t, err)

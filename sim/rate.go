@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Rate is the time one byte takes on a link, as the exact fraction
 // PSNum/PSDen picoseconds per byte. PCIe gen5 x16 moves a byte in
@@ -31,16 +34,39 @@ func (r Rate) GbitPerSecond() float64 { return 8e3 / r.PSPerByte() }
 type Serializer struct {
 	rate Rate
 	rem  uint64 // carried numerator, < rate.PSDen
+	// pow2 is set when PSDen is a power of two (as for every PCIe rate):
+	// the quotient is then a shift and the remainder a mask.
+	pow2  bool
+	shift uint
+	mask  uint64 // PSDen-1 when pow2
 }
 
 // NewSerializer returns a serializer for r.
-func NewSerializer(r Rate) *Serializer { return &Serializer{rate: r} }
+func NewSerializer(r Rate) *Serializer {
+	s := &Serializer{rate: r}
+	if r.PSDen != 0 && r.PSDen&(r.PSDen-1) == 0 {
+		s.pow2, s.shift, s.mask = true, uint(bits.TrailingZeros64(r.PSDen)), r.PSDen-1
+	}
+	return s
+}
 
 // Rate returns the serializer's rate.
 func (s *Serializer) Rate() Rate { return s.rate }
 
 // Ticks returns the time n more bytes occupy the link.
 func (s *Serializer) Ticks(n uint64) Tick {
+	hi, lo := bits.Mul64(n, s.rate.PSNum)
+	if !s.pow2 || hi != 0 {
+		return s.ticksDiv(n)
+	}
+	r := lo&s.mask + s.rem
+	q := lo>>(s.shift&63) + r>>(s.shift&63) // r < 2*PSDen: r>>shift is the carry
+	s.rem = r & s.mask
+	return Tick(q)
+}
+
+// ticksDiv is Ticks by division, for any denominator.
+func (s *Serializer) ticksDiv(n uint64) Tick {
 	q, r := mulDiv(n, s.rate.PSNum, s.rate.PSDen)
 	r += s.rem
 	if r >= s.rate.PSDen {
