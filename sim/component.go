@@ -290,6 +290,8 @@ func (d *TickDriver) wakeAt(at Tick) {
 		// queue when the queue can, and remembered as a ghost.
 		d.supersede()
 	}
+	// keyFor, written out: on this path its call (too large to inline)
+	// costs more than the four lines.
 	k := e.Reserve(at, PrioTick)
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
