@@ -21,8 +21,8 @@ type completion struct {
 	block
 	a     *Adapter
 	drain []uint32 // QPs with finished requests to retire
-	rr    int
-	wrote int // CQE writes started in this tick
+	rr    int      // engine the next tick takes from first (< len(engines))
+	wrote int      // CQE writes started in this tick
 }
 
 var _ sim.Handler = (*completion)(nil)
@@ -55,8 +55,13 @@ func (c *completion) markDone(qp *QP, idx uint64, now sim.Tick) {
 // Tick takes finished requests from the engines, then retires requests.
 func (c *completion) Tick(now sim.Tick) bool {
 	a := c.a
-	for i := range a.engines {
-		e := a.engines[(c.rr+i)%len(a.engines)]
+	ne := len(a.engines)
+	for i := range ne {
+		j := c.rr + i // c.rr < ne: one wrap at most, no division
+		if j >= ne {
+			j -= ne
+		}
+		e := a.engines[j]
 		for {
 			m, ok := e.out.Pop()
 			if !ok {
@@ -65,7 +70,9 @@ func (c *completion) Tick(now sim.Tick) bool {
 			c.markDone(a.qps[m.qp], m.idx, now)
 		}
 	}
-	c.rr++
+	if c.rr++; c.rr == ne {
+		c.rr = 0
+	}
 	next := sim.MaxTick
 	budget := 0
 	if now >= c.nextAccept {
@@ -73,26 +80,25 @@ func (c *completion) Tick(now sim.Tick) bool {
 	}
 	c.wrote = 0
 	stop := false
-	keep := c.drain[:0]
+	kept := 0 // QPs kept in the drain list, compacted in place
 	for _, qpn := range c.drain {
 		qp := a.qps[qpn]
-		if stop {
-			keep = append(keep, qpn)
-			continue
+		if !stop {
+			var at sim.Tick
+			at, stop = c.retire(qp, now, budget)
+			next = min(next, at)
+			if qp.closeCB != nil {
+				a.qpRetired(qp)
+			}
+			if qp.nicCompleted >= qp.fetchIdx || !qp.slot(qp.nicCompleted).nicDone {
+				qp.inDrain = false
+				continue
+			}
 		}
-		var at sim.Tick
-		at, stop = c.retire(qp, now, budget)
-		next = min(next, at)
-		if qp.closeCB != nil {
-			a.qpRetired(qp)
-		}
-		if qp.nicCompleted < qp.fetchIdx && qp.slot(qp.nicCompleted).nicDone {
-			keep = append(keep, qpn) // still has work
-		} else {
-			qp.inDrain = false
-		}
+		c.drain[kept] = qpn // still has work
+		kept++
 	}
-	c.drain = keep
+	c.drain = c.drain[:kept]
 	if c.wrote > 0 {
 		c.took(now, c.wrote)
 	}

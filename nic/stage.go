@@ -215,28 +215,26 @@ func (s *stage) Tick(now sim.Tick) bool {
 // (WakeIdle).
 func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	next := sim.MaxTick
-	if s.n > 0 {
-		h := &s.fl[s.head]
-		switch {
-		case h.waiting || s.stalled:
-			// woken by the DMA completion or the output port
-		case h.readyAt > now:
-			next = h.readyAt
-		default:
-			next = now + s.period
+	n, depth := s.n, len(s.fl)
+	if n > 0 {
+		// Unless it waits for its DMA completion or for the output port
+		// (which wake the stage), the head item is due at its readyAt, an
+		// edge, or at the next edge when it is ready now.
+		if h := &s.fl[s.head]; !h.waiting && !s.stalled {
+			next = max(h.readyAt, now+s.period)
 		}
 	}
-	if !resourceStall && s.in.Len() > 0 && s.n < len(s.fl) {
+	if !resourceStall && n < depth && s.in.Len() > 0 {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
 	if next == sim.MaxTick {
 		return
 	}
-	stalls := s.stallsAt(next)
-	if !stalls && s.writer != nil && s.writeStallsAt(next) {
-		stalls, s.writeStall = true, true
-	}
-	if !stalls {
+	switch {
+	case n == depth && s.stallsAt(next):
+	case s.writer != nil && s.writeStallsAt(next):
+		s.writeStall = true
+	default:
 		s.drv.WakeAt(next) // the usual case, without wakeFor's call
 		return
 	}
