@@ -133,7 +133,8 @@ func (a *Adapter) PollCQ(cq *CQ, out []Result) int {
 		if !e.recv && e.qp.retired < e.wrIdx+1 {
 			e.qp.retired = e.wrIdx + 1
 		}
-		*e = cqEntry{}
+		// The slot is free: only a push writes it again, whole.
+		e.visible, e.qp = false, nil
 		cq.cons++
 	}
 	if n > 0 && cq.compBlocked {

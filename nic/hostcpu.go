@@ -58,8 +58,9 @@ func (h *hostCPU) init(a *Adapter) {
 	}
 }
 
-// core is the core that posts to and polls for qp.
-func (h *hostCPU) core(qp *QP) uint32 { return qp.num % uint32(len(h.free)) }
+// core is the core that posts to and polls for qp (qp.num mod HostCores,
+// kept in the QP).
+func (h *hostCPU) core(qp *QP) uint32 { return qp.core }
 
 // work occupies core c for d ps after everything it was given before and
 // returns when that work ends.

@@ -22,6 +22,7 @@ type QP struct {
 	connected bool
 	closer
 	engine uint32
+	core   uint32 // host core that posts and polls (num mod HostCores)
 
 	// Provider (host) side.
 	slots      []wr
@@ -171,7 +172,7 @@ func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64
 		return StatusInsufficientResources, nil
 	}
 	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, rcq: rcq, depth: initiatorDepth, rqDepth: receiveDepth,
-		engine: uint32(len(a.qps)) % a.spec.ExecEngines, slots: make([]wr, initiatorDepth), slotMask: ringMask(initiatorDepth)}
+		engine: uint32(len(a.qps)) % a.spec.ExecEngines, core: uint32(len(a.qps)) % a.spec.HostCores, slots: make([]wr, initiatorDepth), slotMask: ringMask(initiatorDepth)}
 	if qp.num < qpMetersMax {
 		qp.fetchMeter = a.meter(fmt.Sprintf("%s.QP[%d].Fetch", a.name, qp.num), "fetches", 1)
 	}
