@@ -131,9 +131,9 @@ func (s *bindSource) Start(now sim.Tick, op *Op, done Done) error {
 // Handle is the CQ's visible hook: a consumer spinning on the CQ.
 func (s *bindSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s.buf[:], s) }
 
-func (s *bindSource) result(now sim.Tick, r nic.Result) bool {
+func (s *bindSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
-	if o := &s.ops[idx]; s.lat.cqe(s.m, now, &r, &o.wrPair) {
+	if o := &s.ops[idx]; s.lat.cqe(s.m, now, r, &o.wrPair) {
 		finish(s.done, now, idx, o.reason)
 	}
 	return true

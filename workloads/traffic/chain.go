@@ -129,7 +129,7 @@ func (s *chainSource) fail(now sim.Tick, idx uint64, st nic.Status) {
 // the Send's CQE ends the operation.
 func (s *chainSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.m.NIC, s.cqa, s.buf[:], s) }
 
-func (s *chainSource) result(now sim.Tick, r nic.Result) bool {
+func (s *chainSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
 	o := &s.ops[idx]
 	if r.Status != nic.StatusSuccess {
@@ -157,7 +157,7 @@ type chainHookB struct{ s *chainSource }
 // a, which posts the Write; a receive's CQE reposts the receive.
 func (h chainHookB) Handle(now sim.Tick, _ uint64) { drainCQ(now, h.s.m.B, h.s.cqb, h.s.buf[:], h) }
 
-func (h chainHookB) result(now sim.Tick, r nic.Result) bool {
+func (h chainHookB) result(now sim.Tick, r *nic.Result) bool {
 	s := h.s
 	b := s.m.B
 	if r.Type&nic.OpReceive != 0 {

@@ -199,9 +199,9 @@ func (s *frInvSource) post(now sim.Tick, q int, idx uint64, frFlag, invFlag nic.
 // Handle is the CQ's visible hook: a consumer spinning on the CQ.
 func (s *frInvSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.a, s.cq, s.buf[:], s) }
 
-func (s *frInvSource) result(now sim.Tick, r nic.Result) bool {
+func (s *frInvSource) result(now sim.Tick, r *nic.Result) bool {
 	idx := r.RequestContext
-	if s.lat.cqe(s.m, now, &r, &s.ops[idx].wrPair) {
+	if s.lat.cqe(s.m, now, r, &s.ops[idx].wrPair) {
 		s.finish(now, idx)
 	}
 	return true

@@ -152,10 +152,10 @@ func (r *recordDone) Fail(_ sim.Tick, i uint64, reason string) {
 func TestErrorCompletionFailsTheChainWithItsStatus(t *testing.T) {
 	d := &recordDone{failed: map[uint64]string{}}
 	s := &frInvSource{m: &Model{}, done: d, lat: pairLat{first: nic.OpFastRegister}, ops: make([]frOp, 2), pending: make([][]uint64, 1), inflight: []int{2}, perQP: 2}
-	s.result(10, nic.Result{Status: nic.StatusInvalidDeviceState, Type: nic.OpFastRegister, RequestContext: 0})
-	s.result(11, nic.Result{Status: nic.StatusCancelled, Type: nic.OpInvalidate, RequestContext: 0})
-	s.result(12, nic.Result{Status: nic.StatusSuccess, Type: nic.OpFastRegister, RequestContext: 1})
-	s.result(13, nic.Result{Status: nic.StatusSuccess, Type: nic.OpInvalidate, RequestContext: 1})
+	s.result(10, &nic.Result{Status: nic.StatusInvalidDeviceState, Type: nic.OpFastRegister, RequestContext: 0})
+	s.result(11, &nic.Result{Status: nic.StatusCancelled, Type: nic.OpInvalidate, RequestContext: 0})
+	s.result(12, &nic.Result{Status: nic.StatusSuccess, Type: nic.OpFastRegister, RequestContext: 1})
+	s.result(13, &nic.Result{Status: nic.StatusSuccess, Type: nic.OpInvalidate, RequestContext: 1})
 	require.Equal(t, map[uint64]string{0: nic.StatusInvalidDeviceState.String()}, d.failed)
 	require.Equal(t, []uint64{1}, d.ok)
 	require.Equal(t, 0, s.inflight[0])

@@ -209,7 +209,7 @@ func (s *rdmaSource) pickRemote() uint64 {
 // Handle is host a's CQ visible hook: a consumer spinning on the CQ.
 func (s *rdmaSource) Handle(now sim.Tick, _ uint64) { drainCQ(now, s.m.NIC, s.cqa, s.buf[:], s) }
 
-func (s *rdmaSource) result(now sim.Tick, r nic.Result) bool {
+func (s *rdmaSource) result(now sim.Tick, r *nic.Result) bool {
 	if r.Status != nic.StatusSuccess {
 		s.done.Fail(now, r.RequestContext, r.Status.String())
 	} else {
@@ -224,7 +224,7 @@ type rdmaRecvHook struct{ s *rdmaSource }
 
 func (h rdmaRecvHook) Handle(now sim.Tick, _ uint64) { drainCQ(now, h.s.m.B, h.s.cqb, h.s.buf[:], h) }
 
-func (h rdmaRecvHook) result(_ sim.Tick, r nic.Result) bool {
+func (h rdmaRecvHook) result(_ sim.Tick, r *nic.Result) bool {
 	s := h.s
 	if r.Status == nic.StatusSuccess && s.mode == modeSend {
 		q := r.RequestContext / s.perQP

@@ -371,7 +371,7 @@ func finish(d Done, now sim.Tick, idx uint64, reason string) {
 // cqConsumer handles one result a drain takes from a CQ; returning false
 // stops the drain (the run has failed).
 type cqConsumer interface {
-	result(now sim.Tick, r nic.Result) bool
+	result(now sim.Tick, r *nic.Result) bool
 }
 
 // drainCQ is a consumer spinning on a CQ, run from the CQ's visible hook: it
@@ -381,7 +381,7 @@ func drainCQ(now sim.Tick, a *nic.Adapter, cq *nic.CQ, buf []nic.Result, c cqCon
 	for {
 		n := a.PollCQ(cq, buf)
 		for i := 0; i < n; i++ {
-			if !c.result(now, buf[i]) {
+			if !c.result(now, &buf[i]) {
 				return
 			}
 		}
