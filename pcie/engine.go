@@ -188,10 +188,15 @@ func (p *path) ready(r *dmaReq) sim.Tick {
 
 // peek offers the lane's next TLP: an MWr of at most MPS or an MRd of at
 // most MRRS, on naturally aligned boundaries; an MRd also needs a free tag.
+// An empty lane is answered inline.
 func (p *path) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if p.lane.len() == 0 {
+	if p.lane.n == 0 {
 		return nil, sim.MaxTick
 	}
+	return p.peekHead(now)
+}
+
+func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	d := p.d
 	i := p.lane.peek()
 	r := &d.reqs[i]

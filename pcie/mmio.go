@@ -34,8 +34,6 @@ type mmioReq struct {
 	seq              uint64
 }
 
-var _ source = (*mmio)(nil)
-
 func newMMIO(l *Link) *mmio {
 	return &mmio{l: l, gapUC: sim.FromNanoseconds(l.spec.MMIOIssueGapNS),
 		gapWC: sim.FromNanoseconds(l.spec.MMIOWCIssueGapNS)}
@@ -62,10 +60,16 @@ func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
 	return nil
 }
 
+// peek offers the next MWr (a source, tx.pick). An empty queue is
+// answered inline.
 func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if m.q.len() == 0 {
+	if m.q.n == 0 {
 		return nil, sim.MaxTick
 	}
+	return m.peekHead(now)
+}
+
+func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	r := &m.q.buf[m.q.head]
 	cur := r.addr + r.off
 	n, gap := r.bytes, m.gapUC
