@@ -70,6 +70,9 @@ func (p *path) channelEnd(at sim.Tick) {
 	}
 	i := len(p.frees)
 	p.frees = append(p.frees, k)
+	if i == p.freeHead || !k.Before(p.frees[i-1]) {
+		return // the usual case: ends come in order
+	}
 	for ; i > p.freeHead && k.Before(p.frees[i-1]); i-- {
 		p.frees[i] = p.frees[i-1]
 	}
