@@ -315,10 +315,12 @@ func (t *Translator) Tick(now sim.Tick) bool {
 	if t.fillsWaiting() {
 		progress = t.issueReads() || progress
 	}
-	for i := range t.tabs {
-		if t.tabs[i].ready.len() > 0 {
-			progress = t.runPorts(i, now) || progress
-		}
+	// Each table's ports, at a constant index: MPT then MTT.
+	if t.tabs[tabMPT].ready.len() > 0 {
+		progress = t.runPorts(tabMPT, now) || progress
+	}
+	if t.tabs[tabMTT].ready.len() > 0 {
+		progress = t.runPorts(tabMTT, now) || progress
 	}
 	if progress && t.drained() {
 		// The next tick would find nothing to do unless a request comes
