@@ -52,6 +52,9 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.up = mk("Up", &l.stats.Up)
 	l.down = mk("Down", &l.stats.Down)
 	l.up.peer, l.down.peer = l.down, l.up
+	for _, t := range []*tx{l.up, l.down} {
+		t.ivTicks, t.dllpTicks = t.bytesTicks(iv), t.bytesTicks(DLLPBytes)
+	}
 	l.up.cred = newCredits(spec.HostPHCredits, spec.HostPDCredits, spec.HostNPHCredits,
 		spec.HostNPDCredits, spec.HostCplHCredits, spec.HostCplDCredits)
 	l.down.cred = newCredits(spec.NICPHCredits, spec.NICPDCredits, spec.NICNPHCredits,

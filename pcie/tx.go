@@ -60,17 +60,19 @@ const (
 // the DLLPs for the opposite direction's traffic and SKP ordered sets at
 // byte time, and delivers them to the far end after LinkLatencyNS.
 type tx struct {
-	name     string
-	eng      *sim.Engine
-	ser      *sim.Serializer
-	rate     sim.Rate
-	latency  sim.Tick
-	ecrc     bool
-	interval uint64 // bytes between ACKs and between UpdateFCs
-	st       *DirStats
-	meter    *sim.Meter // serialisation busy time
-	peer     *tx
-	rx       receiver
+	name      string
+	eng       *sim.Engine
+	ser       *sim.Serializer
+	rate      sim.Rate
+	latency   sim.Tick
+	ecrc      bool
+	interval  uint64   // bytes between ACKs and between UpdateFCs
+	ivTicks   sim.Tick // bytesTicks(interval): an idle transmitter's ACK and UpdateFC delay
+	dllpTicks sim.Tick // bytesTicks(DLLPBytes)
+	st        *DirStats
+	meter     *sim.Meter // serialisation busy time
+	peer      *tx
+	rx        receiver
 	// The sources: down selects the downstream pair (mm posted, hs
 	// completions), otherwise the upstream pair (wr posted, rd non-posted).
 	down   bool
@@ -154,7 +156,7 @@ func (t *tx) oweACK() {
 	t.owedACK = true
 	if !t.busy && !t.ackPending {
 		t.ackPending = true
-		t.ackDueAt = t.eng.Now() + t.bytesTicks(t.interval)
+		t.ackDueAt = t.eng.Now() + t.ivTicks
 	}
 }
 
@@ -176,7 +178,7 @@ func (t *tx) sendIdleACK() {
 	t.st.ACKs++
 	t.st.DLLPBytes += DLLPBytes
 	t.st.WireBytes += DLLPBytes
-	d := t.bytesTicks(DLLPBytes)
+	d := t.dllpTicks
 	t.st.BusyPS += uint64(d)
 	t.meter.Busy(t.ackDueAt, t.ackDueAt+d)
 }
@@ -197,7 +199,7 @@ func (t *tx) armTimer() {
 		return
 	}
 	t.timerArmed = true
-	t.timerAt = t.eng.Now() + t.bytesTicks(t.interval)
+	t.timerAt = t.eng.Now() + t.ivTicks
 	t.eng.After(t.timerAt-t.eng.Now(), sim.PrioDefault, t, uint64(t.timerAt)<<2|evTimer)
 }
 
@@ -314,7 +316,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		}
 		if t.owedACK && !t.ackPending {
 			t.ackPending = true
-			t.ackDueAt = now + t.bytesTicks(t.interval)
+			t.ackDueAt = now + t.ivTicks
 		}
 		if wake != sim.MaxTick {
 			t.armWake(wake)
