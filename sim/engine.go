@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrPastEvent is returned when an event is scheduled before the current time.
@@ -171,16 +172,15 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
 	p := s & (ringSlots - 1)
-	sl := &r.slots[p]
-	switch t := sl.tail; {
+	switch t := r.tail[p]; {
 	case t == 0:
-		*sl = ringSlot{id, id}
+		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
 	case before(&r.nodes[t&(ringNodes-1)].k, &nd.k) == 1:
 		r.nodes[t&(ringNodes-1)].next = id
-		sl.tail = id
+		r.tail[p] = id
 	default:
-		r.link(sl, id)
+		r.link(p, id)
 	}
 	return handle{uint32(id), r.epoch}
 }
@@ -221,22 +221,28 @@ func (e *Engine) dispatch(t Tick) bool {
 	for {
 		if q := &e.q; uint(q.n-1) < uint(q.ringCap) {
 			// The usual case: the next event is the head of the ring's
-			// first occupied slot.
+			// first occupied slot, the current one or one later in the
+			// same bitmap word.
 			r := &q.small
-			p := r.cur & (ringSlots - 1)
-			id := r.slots[p].head
+			c := r.cur
+			id := r.head[c&(ringSlots-1)]
 			if id == 0 {
-				p = r.advance()
-				id = r.slots[p&(ringSlots-1)].head
+				if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 && len(r.far) == 0 {
+					c += uint64(bits.TrailingZeros64(b))
+					r.cur = c
+				} else {
+					c = r.advance()
+				}
+				id = r.head[c&(ringSlots-1)]
 			}
 			nd := &r.nodes[id&(ringNodes-1)]
 			at := nd.k.at
 			if at > t {
 				return false
 			}
-			r.unlinkHead(p, id)
+			r.unlinkHead(c, id)
 			q.n--
-			e.ran(Key{at, nd.k.ord})
+			e.ran(at, nd.k.ord)
 			nd.v.h.Handle(at, nd.v.arg)
 		} else if !e.stepSlow(t) {
 			return false
@@ -247,15 +253,16 @@ func (e *Engine) dispatch(t Tick) bool {
 	}
 }
 
-// ran records that the event at k is dispatched: time moves to it.
-func (e *Engine) ran(k Key) {
-	if before(&e.hwm, &k) == 1 {
-		e.hwm = k
+// ran records that the event at key (at, ord) is dispatched: time moves to
+// it.
+func (e *Engine) ran(at Tick, ord uint64) {
+	if h := &e.hwm; at > h.at || at == h.at && ord > h.ord {
+		*h = Key{at, ord}
 	}
-	if Invariants && k.at < e.now {
-		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", k.at, e.now))
+	if Invariants && at < e.now {
+		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
 	}
-	e.now = k.at
+	e.now = at
 	e.executed++
 }
 
@@ -272,7 +279,7 @@ func (e *Engine) stepSlow(t Tick) bool {
 		}
 		ev = e.alt.pop()
 	}
-	e.ran(Key{ev.at, ev.ord})
+	e.ran(ev.at, ev.ord)
 	ev.h.Handle(ev.at, ev.arg)
 	return true
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // nearRing is the queue's small mode: a timing wheel of ringSlots slots of
 // 2^ringShift ps (about a nanosecond) covering the next microseconds, with
@@ -24,8 +27,10 @@ type nearRing struct {
 	epoch uint32  // changes when node numbers stop naming the events they named
 	far   []event // a binary heap of the events beyond the window
 	bits  [ringSlots / 64]uint64
-	slots [ringSlots]ringSlot // each position's list
-	nodes [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
+	// Each position's list: its first and last node (0: empty), in two
+	// arrays, so that either is one indexed load away.
+	head, tail [ringSlots]uint8
+	nodes      [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
 }
 
 const (
@@ -41,15 +46,17 @@ const (
 // The ring's node pool must hold every event of ring mode.
 var _ = [ringNodes - ringOn - 2]struct{}{}
 
-// ringSlot is one position's list: its first and last node (0: empty),
-// side by side.
-type ringSlot struct{ head, tail uint8 }
-
+// ringNode is one event of the ring. It is padded to 64 bytes: a node
+// number becomes its offset with a shift, and no node straddles two cache
+// lines.
 type ringNode struct {
 	k    qkey
 	v    payload
 	next uint8
+	_    [64 - 41]byte
 }
+
+var _ = [unsafe.Sizeof(ringNode{}) - 64]struct{}{}
 
 // init puts every node but node 0 on the free list.
 func (r *nearRing) init() {
@@ -80,16 +87,15 @@ func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
 	p := s & (ringSlots - 1)
-	sl := &r.slots[p]
-	switch t := sl.tail; {
+	switch t := r.tail[p]; {
 	case t == 0:
-		*sl = ringSlot{id, id}
+		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
 	case before(&r.nodes[t&(ringNodes-1)].k, &k) == 1: // the usual case: after the last
 		r.nodes[t&(ringNodes-1)].next = id
-		sl.tail = id
+		r.tail[p] = id
 	default:
-		r.link(sl, id)
+		r.link(p, id)
 	}
 	return uint32(id)
 }
@@ -113,14 +119,13 @@ func (r *nearRing) insertOutside(k qkey, v payload, s uint64) uint32 {
 func (r *nearRing) remove(n uint32, at Tick) {
 	id := uint8(n)
 	p := (uint64(at) >> ringShift) & (ringSlots - 1)
-	sl := &r.slots[p]
 	next := r.node(id).next
-	if h := sl.head; h == id {
+	if h := r.head[p]; h == id {
 		if next == 0 {
-			*sl = ringSlot{}
+			r.head[p], r.tail[p] = 0, 0
 			r.bits[p>>6] &^= 1 << (p & 63)
 		} else {
-			sl.head = next
+			r.head[p] = next
 		}
 	} else {
 		for r.node(h).next != id {
@@ -128,22 +133,23 @@ func (r *nearRing) remove(n uint32, at Tick) {
 		}
 		r.node(h).next = next
 		if next == 0 {
-			sl.tail = h
+			r.tail[p] = h
 		}
 	}
 	r.node(id).v = payload{}
 	r.release(id)
 }
 
-// link puts node id in order into the non-empty list sl, not after its
-// tail.
-func (r *nearRing) link(sl *ringSlot, id uint8) {
+// link puts node id in order into the non-empty list of position p, not
+// after its tail.
+func (r *nearRing) link(p uint64, id uint8) {
+	p &= ringSlots - 1
 	nd := r.node(id)
 	k := &nd.k
-	h := sl.head
+	h := r.head[p]
 	if before(k, &r.node(h).k) == 1 {
 		nd.next = h
-		sl.head = id
+		r.head[p] = id
 		return
 	}
 	for before(&r.node(r.node(h).next).k, k) == 1 {
@@ -171,7 +177,7 @@ func (r *nearRing) next(c uint64) (uint64, bool) {
 // in the far events the moved window covers. It returns the ring position
 // of the earliest event. The set must not be empty.
 func (r *nearRing) settle() uint64 {
-	if p := r.cur & (ringSlots - 1); r.slots[p].head != 0 {
+	if p := r.cur & (ringSlots - 1); r.head[p] != 0 {
 		return p // the usual case: more events on the current slot
 	}
 	return r.advance()
@@ -209,7 +215,7 @@ func (r *nearRing) rewind(s uint64) {
 			a |= 63 // nothing more in this bitmap word
 			continue
 		}
-		for id := r.slots[p].head; id != 0; {
+		for id := r.head[p]; id != 0; {
 			nd := r.node(id)
 			r.farPush(event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg})
 			next := nd.next
@@ -217,7 +223,7 @@ func (r *nearRing) rewind(s uint64) {
 			r.release(id)
 			id = next
 		}
-		r.slots[p] = ringSlot{}
+		r.head[p], r.tail[p] = 0, 0
 		r.bits[p>>6] &^= 1 << (p & 63)
 	}
 	r.cur = s
@@ -234,7 +240,7 @@ func (r *nearRing) pull() {
 // peek is the next event's key. The set must not be empty.
 func (r *nearRing) peek() qkey {
 	p := r.settle()
-	return r.node(r.slots[p].head).k
+	return r.node(r.head[p]).k
 }
 
 // unlinkHead takes node id, the first of position p, out of its list and
@@ -243,9 +249,9 @@ func (r *nearRing) unlinkHead(p uint64, id uint8) {
 	p &= ringSlots - 1
 	nd := &r.nodes[id&(ringNodes-1)]
 	if next := nd.next; next != 0 {
-		r.slots[p].head = next
+		r.head[p] = next
 	} else {
-		r.slots[p] = ringSlot{}
+		r.head[p], r.tail[p] = 0, 0
 		r.bits[p>>6] &^= 1 << (p & 63)
 	}
 	nd.next = r.free
@@ -255,7 +261,7 @@ func (r *nearRing) unlinkHead(p uint64, id uint8) {
 // take removes and returns the next event. The set must not be empty.
 func (r *nearRing) take() event {
 	p := r.settle()
-	id := r.slots[p].head
+	id := r.head[p]
 	nd := r.node(id)
 	r.unlinkHead(p, id)
 	return event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg}

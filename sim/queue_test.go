@@ -303,7 +303,7 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 						rewound++
 					case s-r.cur >= ringSlots:
 						far++
-					case r.slots[s&(ringSlots-1)].tail != 0 && before(&r.nodes[r.slots[s&(ringSlots-1)].tail].k, &qkey{ev.at, ev.ord}) == 0:
+					case r.tail[s&(ringSlots-1)] != 0 && before(&r.nodes[r.tail[s&(ringSlots-1)]].k, &qkey{ev.at, ev.ord}) == 0:
 						linked++
 					}
 				}
