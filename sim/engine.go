@@ -128,7 +128,9 @@ func (e *Engine) Reserve(at Tick, prio Priority) Key {
 	if at < e.now {
 		at = e.now
 	}
-	e.maxAt = max(e.maxAt, at)
+	if at > e.maxAt {
+		e.maxAt = at
+	}
 	return Key{at, e.nextOrd(prio)}
 }
 
@@ -163,11 +165,13 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	q := &e.q
 	r := &q.small
 	s := uint64(k.at) >> ringShift
-	id := r.free
-	if q.n >= q.ringCap || s-r.cur >= ringSlots || id == 0 {
+	if q.n >= q.ringCap || s-r.cur >= ringSlots {
 		return e.scheduleSlow(k, h, arg)
 	}
+	// Fewer than ringOn events are queued, so fewer than ringOn nodes are
+	// in use and the pool has a free one.
 	q.n++
+	id := r.free
 	nd := &r.nodes[id&(ringNodes-1)]
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
