@@ -171,16 +171,13 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	// Fewer than ringOn events are queued, so fewer than ringOn nodes are
 	// in use and the pool has a free one.
 	q.n++
-	id := r.free
-	nd := &r.nodes[id&(ringNodes-1)]
-	r.free = nd.next
-	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
+	id := r.fill(k, h, arg)
 	p := s & (ringSlots - 1)
 	switch t := r.tail[p]; {
-	case t == 0:
+	case t == 0: // the usual case: into an empty slot
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.nodes[t&(ringNodes-1)].k, &nd.k) == 1:
+	case before(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k) == 1: // after the last
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:

@@ -76,26 +76,41 @@ func (r *nearRing) release(id uint8) {
 	r.free = id
 }
 
-// insert adds an event and returns its node (0: in far).
-func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
-	s := uint64(k.at) >> ringShift
+// fill takes a node out of the pool, which must have one, and fills it
+// with an event that is not in any list yet.
+func (r *nearRing) fill(k qkey, h Handler, arg uint64) uint8 {
 	id := r.free
-	if s-r.cur >= ringSlots || id == 0 {
-		return r.insertOutside(k, payload{h, arg}, s)
-	}
 	nd := &r.nodes[id&(ringNodes-1)]
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
+	return id
+}
+
+// append puts node id at the tail of the list of absolute slot s, whose
+// events all come before it.
+func (r *nearRing) append(s uint64, id uint8) {
 	p := s & (ringSlots - 1)
-	switch t := r.tail[p]; {
-	case t == 0:
-		r.head[p], r.tail[p] = id, id
-		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.nodes[t&(ringNodes-1)].k, &k) == 1: // the usual case: after the last
+	if t := r.tail[p]; t != 0 {
 		r.nodes[t&(ringNodes-1)].next = id
-		r.tail[p] = id
-	default:
-		r.link(p, id)
+	} else {
+		r.head[p] = id
+		r.bits[p>>6] |= 1 << (p & 63)
+	}
+	r.tail[p] = id
+}
+
+// insert adds an event and returns its node (0: in far). Engine.schedule
+// writes its usual case out.
+func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
+	s := uint64(k.at) >> ringShift
+	if s-r.cur >= ringSlots || r.free == 0 {
+		return r.insertOutside(k, payload{h, arg}, s)
+	}
+	id := r.fill(k, h, arg)
+	if t := r.tail[s&(ringSlots-1)]; t != 0 && before(&k, &r.nodes[t&(ringNodes-1)].k) == 1 {
+		r.link(s, id)
+	} else {
+		r.append(s, id)
 	}
 	return uint32(id)
 }
