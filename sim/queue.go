@@ -103,17 +103,6 @@ func (q *eventQueue) push(ev event) {
 // and the ring's epoch when it was queued. The zero handle names none.
 type handle struct{ node, epoch uint32 }
 
-// pushTracked queues ev and returns a handle to it when the queue can
-// remove it later (ring mode, within the window).
-func (q *eventQueue) pushTracked(ev event) handle {
-	if q.n < q.ringCap {
-		q.n++
-		return handle{q.small.insert(qkey{ev.at, ev.ord}, ev.h, ev.arg), q.small.epoch}
-	}
-	q.push(ev)
-	return handle{}
-}
-
 // remove takes out the event at time at that h names, if the queue can; it
 // reports whether it did. The event must not have been dispatched.
 func (q *eventQueue) remove(h handle, at Tick) bool {
