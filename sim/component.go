@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Ticker is a component's per-cycle work. Tick returns whether the component
 // made progress; a component that made none is not ticked again until
 // something wakes it, so idle components cost nothing.
@@ -364,8 +366,8 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 // is reserved as for any tick (and forgotten when the idle tick settles),
 // and a later one is queued at its key now rather than after the tick.
 func (d *TickDriver) arrival(at Tick) {
-	if d.idle {
-		d.Settle()
+	if d.idle && d.eng.Passed(d.pendKey) {
+		d.settleIdle()
 	}
 	if d.quiet && d.nextEdge(at) <= d.quietAt {
 		d.unquiet() // the message may be taken at the quiet tick
@@ -445,13 +447,14 @@ func (d *TickDriver) ReserveIdle() bool {
 }
 
 // touch is a wake reaching a driver whose pending tick is reserved: if its
-// place has passed, it ran (Settle); otherwise it is queued at its key.
+// place has passed, it ran (settleIdle); otherwise it is queued at its key.
 func (d *TickDriver) touch() {
-	d.Settle()
-	if d.idle {
-		d.idle = false
-		d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
+	if d.eng.Passed(d.pendKey) {
+		d.settleIdle()
+		return
 	}
+	d.idle = false
+	d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
 }
 
 // Settle runs the bookkeeping of a reserved idle tick whose place has
@@ -462,16 +465,27 @@ func (d *TickDriver) Settle() {
 	if d.quiet {
 		d.settleQuiet()
 	}
-	if !d.idle || !d.eng.Passed(d.pendKey) {
-		return
+	if d.idle && d.eng.Passed(d.pendKey) {
+		d.settleIdle()
 	}
+}
+
+// settleIdle runs the reserved idle tick, whose place has passed. The
+// reserved arrivals are all at or before it (none was reserved when it
+// was, and arrival queues a later one at once): they are forgotten.
+func (d *TickDriver) settleIdle() {
 	d.idle = false
 	d.pending = false
 	at := d.pendAt
 	d.lastTick = at
 	d.ticks++
 	d.idler.IdleTick(at)
-	if len(d.arrivals) > 0 {
-		d.checkArrivals(at) // all at or before at: forgotten
+	if Invariants {
+		for _, k := range d.arrivals {
+			if k.at > at {
+				panic(fmt.Sprintf("sim: invariant: %s: arrival at %v reserved after its idle tick at %v", d.name, k.at, at))
+			}
+		}
 	}
+	d.arrivals = d.arrivals[:0]
 }
