@@ -375,13 +375,22 @@ func (d *TickDriver) arrival(at Tick) {
 	k := d.eng.Reserve(at, PrioDeliver)
 	if d.pending && d.pendAt <= d.nextEdge(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
-			d.eng.ScheduleKey(k, &d.woken, 0)
+			d.queueArrival(k)
 			return
 		}
 		d.arrivals = append(d.arrivals, k)
 		return
 	}
-	d.eng.ScheduleKey(k, &d.woken, 0)
+	d.queueArrival(k)
+}
+
+// queueArrival queues the arrival reserved at k (ScheduleKey through the
+// queue's fast path: the handle is not needed).
+func (d *TickDriver) queueArrival(k Key) {
+	if Invariants && d.eng.Passed(k) {
+		panic(fmt.Sprintf("sim: invariant: %s: arrival at key (%v, %x) queued after its place", d.name, k.at, k.ord))
+	}
+	d.eng.pushTracked(k, &d.woken, 0)
 }
 
 // checkArrivals, after a tick at now, forgets the reserved arrivals whose
@@ -394,7 +403,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 		case d.pending && d.pendAt <= d.nextEdge(k.at):
 			keep = append(keep, k)
 		default:
-			d.eng.ScheduleKey(k, &d.woken, 0)
+			d.queueArrival(k)
 		}
 	}
 	d.arrivals = keep // keys hold no pointers: the tail needs no clearing
