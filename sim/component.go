@@ -369,11 +369,11 @@ func (d *TickDriver) arrival(at Tick) {
 	if d.idle && d.eng.Passed(d.pendKey) {
 		d.settleIdle()
 	}
-	if d.quiet && d.nextEdge(at) <= d.quietAt {
+	if d.quiet && at <= d.quietAt { // at's edge is at or before the quiet tick
 		d.unquiet() // the message may be taken at the quiet tick
 	}
 	k := d.eng.Reserve(at, PrioDeliver)
-	if d.pending && d.pendAt <= d.nextEdge(at) && d.eng.Virtual(k) {
+	if d.dueBy(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
 			d.queueArrival(k)
 			return
@@ -383,6 +383,11 @@ func (d *TickDriver) arrival(at Tick) {
 	}
 	d.queueArrival(k)
 }
+
+// dueBy reports whether a tick is pending at or before t's edge, the one
+// a wake at t asks for: the pending tick's time, an edge, is at or before
+// it exactly when it is before t+Period.
+func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.clock.Period }
 
 // queueArrival queues the arrival reserved at k (ScheduleKey through the
 // queue's fast path: the handle is not needed).
@@ -400,7 +405,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 	for _, k := range d.arrivals {
 		switch {
 		case k.at <= now:
-		case d.pending && d.pendAt <= d.nextEdge(k.at):
+		case d.dueBy(k.at):
 			keep = append(keep, k)
 		default:
 			d.queueArrival(k)
