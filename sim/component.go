@@ -166,19 +166,28 @@ func (d *TickDriver) Wake() {
 	if d.quiet {
 		d.unquiet()
 	}
-	if !d.pending {
-		if d.wakeIdler != nil && d.wakeIdler.IdleOnWake(d.eng.now) {
-			d.WakeIdle(d.eng.now)
+	e := d.eng
+	if d.pending {
+		at := d.edgeFor(e.now)
+		if at >= d.pendAt || d.quieter != nil && d.reserveQuiet(at) {
 			return
 		}
-		d.wakeAt(d.edgeFor(d.eng.now))
+		d.wakeAt(at)
 		return
 	}
-	at := d.edgeFor(d.eng.now)
-	if at < d.pendAt && d.quieter != nil && d.reserveQuiet(at) {
+	if d.wakeIdler != nil && d.wakeIdler.IdleOnWake(e.now) {
+		d.WakeIdle(e.now)
 		return
 	}
-	d.wakeAt(at)
+	// queue, written out: on the paths of most wakes its call costs more
+	// than its lines.
+	at := d.edgeFor(e.now)
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
@@ -189,7 +198,21 @@ func (d *TickDriver) WakeAt(t Tick) {
 	if d.quiet {
 		d.unquiet()
 	}
-	d.wakeAt(d.edgeFor(max(t, d.eng.now)))
+	e := d.eng
+	at := d.edgeFor(max(t, e.now))
+	if d.pending {
+		if d.pendAt <= at {
+			return
+		}
+		d.supersede()
+	}
+	// queue, written out as in Wake.
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
 // reserveQuiet reserves the tick a wake asks for at at, before the
@@ -282,7 +305,6 @@ func (d *TickDriver) moveEdge(t Tick) Tick {
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
-	e := d.eng
 	if d.pending {
 		if d.pendAt <= at {
 			return
@@ -292,16 +314,14 @@ func (d *TickDriver) wakeAt(at Tick) {
 		// queue when the queue can, and remembered as a ghost.
 		d.supersede()
 	}
-	// keyFor, written out: on this path its call (too large to inline)
-	// costs more than the four lines.
-	k := e.Reserve(at, PrioTick)
-	if len(d.ghosts) > 0 {
-		k = d.ghostFor(k)
-	}
-	d.pending = true
-	d.pendAt = at
-	d.pendKey = k
-	d.pendH = e.pushTracked(k, d, uint64(at))
+	d.queue(at)
+}
+
+// queue queues the tick at at, no tick being pending.
+func (d *TickDriver) queue(at Tick) {
+	k := d.keyFor(at)
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = d.eng.pushTracked(k, d, uint64(at))
 }
 
 // keyFor reserves the key of a tick at at.
