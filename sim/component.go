@@ -450,13 +450,16 @@ func (d *TickDriver) WakeIdle(t Tick) {
 	}
 	e := d.eng
 	at := d.edgeFor(max(t, e.now))
-	k := d.keyFor(at)
+	k := e.Reserve(at, PrioTick) // keyFor, written out as in Wake
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
 	if !e.Virtual(k) {
-		d.pending, d.pendAt, d.pendKey = true, at, k
 		d.pendH = e.pushTracked(k, d, uint64(at))
 		return
 	}
-	d.pending, d.pendAt, d.pendKey, d.pendH = true, at, k, handle{}
+	d.pendH = handle{}
 	d.idle = true
 }
 
