@@ -45,7 +45,7 @@ type TickDriver struct {
 	// before that is at or before the last tick.
 	lastTick Tick
 	ticks    uint64
-	edge     Tick // the last edge nextEdge found (0 at first)
+	edges    edgeTest // whether a time is an edge of the clock
 
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
@@ -129,7 +129,7 @@ var _ Waker = (*TickDriver)(nil)
 
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
-	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period}
+	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period, edges: newEdgeTest(clock.Period)}
 	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
 	d.wakeIdler, _ = t.(WakeIdler)
@@ -279,29 +279,16 @@ func (d *TickDriver) supersede() {
 }
 
 // edgeFor is the edge a wake for t asks for: the first at or after t,
-// strictly after the last tick.
-func (d *TickDriver) edgeFor(t Tick) Tick { return max(d.nextEdge(t), d.lastTick+d.clock.Period) }
-
-// nextEdge is d.clock.NextEdge(t). The edge it found last is kept: a
-// driver is woken near it, and Tick being unsigned, t is within the
-// period up to it exactly when edge-t < Period.
-func (d *TickDriver) nextEdge(t Tick) Tick {
-	if e := d.edge; e-t < d.clock.Period {
-		return e
+// strictly after the last tick. The first edge after the last tick is the
+// answer for any t up to it; a t after it is most often an edge itself.
+func (d *TickDriver) edgeFor(t Tick) Tick {
+	if first := d.lastTick + d.clock.Period; t <= first {
+		return first
 	}
-	return d.moveEdge(t)
-}
-
-// moveEdge finds d.clock.NextEdge(t) for a t not within the period up to
-// the last edge found, without a division when t is within the period
-// after it.
-func (d *TickDriver) moveEdge(t Tick) Tick {
-	if t-d.edge-1 < d.clock.Period {
-		d.edge += d.clock.Period
-	} else {
-		d.edge = d.clock.NextEdge(t)
+	if d.edges.is(t) {
+		return t
 	}
-	return d.edge
+	return d.clock.NextEdge(t)
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
