@@ -160,13 +160,17 @@ func (d *TickDriver) QuietTicks() uint64 {
 // last tick), unless one is already pending at or before that edge. It
 // only reserves the tick when a WakeIdler says it will be idle.
 func (d *TickDriver) Wake() {
-	if d.idle {
-		d.touch()
+	e := d.eng
+	if d.idle { // touch, written out: most wakes of a reserved tick settle it
+		if e.Passed(d.pendKey) {
+			d.settleIdle()
+		} else {
+			d.queueIdle()
+		}
 	}
 	if d.quiet {
 		d.unquiet()
 	}
-	e := d.eng
 	if d.pending {
 		at := d.edgeFor(e.now)
 		if at >= d.pendAt || d.quieter != nil && d.reserveQuiet(at) {
@@ -477,6 +481,11 @@ func (d *TickDriver) touch() {
 		d.settleIdle()
 		return
 	}
+	d.queueIdle()
+}
+
+// queueIdle queues the reserved idle tick at its key: it is a tick again.
+func (d *TickDriver) queueIdle() {
 	d.idle = false
 	d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
 }
