@@ -73,6 +73,9 @@ type TickDriver struct {
 	// once its place has passed, settle runs its bookkeeping (IdleTick).
 	idle  bool
 	idler IdleTicker
+	// canIdle: the component is an IdleTicker and the driver on the
+	// engine's own queue, so that WakeIdle may reserve its tick.
+	canIdle bool
 	// wakeIdler is the component when it is a WakeIdler.
 	wakeIdler WakeIdler
 	// quiet: a tick at quietAt, before the pending one, is reserved at
@@ -132,6 +135,7 @@ func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickD
 	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period, edges: newEdgeTest(clock.Period)}
 	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
+	d.canIdle = d.idler != nil && eng.alt == nil
 	d.wakeIdler, _ = t.(WakeIdler)
 	d.quieter, _ = t.(QuietTicker)
 	return d
@@ -435,7 +439,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 // when a tick or reserved arrival is already pending, or on another queue
 // than the engine's own (the reference of the tests), it is WakeAt.
 func (d *TickDriver) WakeIdle(t Tick) {
-	if d.idler == nil || d.idle || d.pending || len(d.arrivals) > 0 || d.eng.alt != nil {
+	if !d.canIdle || d.pending || len(d.arrivals) > 0 { // idle or quiet: pending too
 		d.WakeAt(t)
 		return
 	}
@@ -463,7 +467,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 // on another queue, or when the queue cannot take the event out.
 func (d *TickDriver) ReserveIdle() bool {
 	e := d.eng
-	if !d.pending || d.idle || d.quiet || d.idler == nil || e.alt != nil || d.pendAt != e.now || len(d.arrivals) > 0 {
+	if !d.pending || d.idle || d.quiet || !d.canIdle || d.pendAt != e.now || len(d.arrivals) > 0 {
 		return false
 	}
 	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
