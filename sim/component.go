@@ -33,24 +33,45 @@ func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed, Met
 // one tick event is pending at any time, and a component never ticks twice on
 // one edge.
 type TickDriver struct {
-	name    string
-	clock   ClockDomain
-	eng     *Engine
-	t       Ticker
-	pending bool
-	pendAt  Tick
+	// The fields every wake and tick reads come first, together.
+	eng    *Engine
+	t      Ticker
+	period Tick // the clock's
+	pendAt Tick
 	// lastTick is the edge of the last tick; before the first, one period
 	// before 0 (Tick wraps), so that lastTick+Period, the earliest edge a
 	// tick may take, is 0. Edges are multiples of the period, so an edge
 	// before that is at or before the last tick.
 	lastTick Tick
-	ticks    uint64
-	edges    edgeTest // whether a time is an edge of the clock
-
+	pending  bool
+	// idle: the pending tick is reserved, not queued (WakeIdle). It is
+	// queued at its key when anything wakes the driver before its place;
+	// once its place has passed, settle runs its bookkeeping (IdleTick).
+	idle bool
+	// quiet: a tick at quietAt, before the pending one, is reserved at
+	// quietKey but not queued: the component said it would do nothing
+	// and ask for the pending tick again (QuietTicker). The pending tick
+	// stays queued at its key, where that tick's request would have put
+	// it back. A wake before quietKey's place queues the quiet tick at
+	// its key; once the place has passed, settleQuiet counts it as run.
+	quiet bool
+	// canIdle: the component is an IdleTicker and the driver on the
+	// engine's own queue, so that WakeIdle may reserve its tick.
+	canIdle bool
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
 	pendKey Key
 	pendH   handle
+	edges   edgeTest // whether a time is an edge of the clock
+	ticks   uint64
+	// wakeIdler is the component when it is a WakeIdler.
+	wakeIdler WakeIdler
+	// arrivals are wakes by messages arriving on ports (port events of
+	// priority PrioDeliver) that are reserved but not queued: at their
+	// place the driver will be due to tick no later than the edge they
+	// would wake it for, so they would do nothing. One is queued at its key
+	// as soon as that may no longer hold (after a tick).
+	arrivals []Key
 	// ghosts are the keys of tick events that are not in the queue
 	// although an engine that left nothing out would hold them: superseded
 	// events taken out, and events a wake would have added for a time that
@@ -58,36 +79,17 @@ type TickDriver struct {
 	// unless the driver has been woken for its time by then, when it is the
 	// one that ticks. A wake for a time therefore takes the smallest key,
 	// its own or a ghost's, whose place has not passed.
-	ghosts []Key
-	// arrivals are wakes by messages arriving on ports (port events of
-	// priority PrioDeliver) that are reserved but not queued: at their
-	// place the driver will be due to tick no later than the edge they
-	// would wake it for, so they would do nothing. One is queued at its key
-	// as soon as that may no longer hold (after a tick).
-	arrivals []Key
+	ghosts  []Key
+	idler   IdleTicker
+	quieter QuietTicker
+
+	name  string
+	clock ClockDomain
 	// woken is the handler of the driver's port arrivals: it wakes the
 	// driver, as each port's own wake would.
-	woken arrivalWake
-	// idle: the pending tick is reserved, not queued (WakeIdle). It is
-	// queued at its key when anything wakes the driver before its place;
-	// once its place has passed, settle runs its bookkeeping (IdleTick).
-	idle  bool
-	idler IdleTicker
-	// canIdle: the component is an IdleTicker and the driver on the
-	// engine's own queue, so that WakeIdle may reserve its tick.
-	canIdle bool
-	// wakeIdler is the component when it is a WakeIdler.
-	wakeIdler WakeIdler
-	// quiet: a tick at quietAt, before the pending one, is reserved at
-	// quietKey but not queued: the component said it would do nothing
-	// and ask for the pending tick again (QuietTicker). The pending tick
-	// stays queued at its key, where that tick's request would have put
-	// it back. A wake before quietKey's place queues the quiet tick at
-	// its key; once the place has passed, settleQuiet counts it as run.
-	quiet    bool
+	woken    arrivalWake
 	quietAt  Tick
 	quietKey Key
-	quieter  QuietTicker
 	quiets   uint64 // quiet ticks counted as run without an event
 }
 
@@ -132,7 +134,7 @@ var _ Waker = (*TickDriver)(nil)
 
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
-	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period, edges: newEdgeTest(clock.Period)}
+	d := &TickDriver{name: name, clock: clock, period: clock.Period, eng: eng, t: t, lastTick: -clock.Period, edges: newEdgeTest(clock.Period)}
 	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
 	d.canIdle = d.idler != nil && eng.alt == nil
@@ -290,7 +292,7 @@ func (d *TickDriver) supersede() {
 // strictly after the last tick. The first edge after the last tick is the
 // answer for any t up to it; a t after it is most often an edge itself.
 func (d *TickDriver) edgeFor(t Tick) Tick {
-	if first := d.lastTick + d.clock.Period; t <= first {
+	if first := d.lastTick + d.period; t <= first {
 		return first
 	}
 	if d.edges.is(t) {
@@ -365,7 +367,7 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 		if d.idle {
 			d.touch()
 		}
-		d.wakeAt(now + d.clock.Period)
+		d.wakeAt(now + d.period)
 	}
 	if len(d.arrivals) > 0 {
 		d.checkArrivals(now)
@@ -402,7 +404,7 @@ func (d *TickDriver) arrival(at Tick) {
 // dueBy reports whether a tick is pending at or before t's edge, the one
 // a wake at t asks for: the pending tick's time, an edge, is at or before
 // it exactly when it is before t+Period.
-func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.clock.Period }
+func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.period }
 
 // queueArrival queues the arrival reserved at k (ScheduleKey through the
 // queue's fast path: the handle is not needed).
