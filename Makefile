@@ -16,8 +16,10 @@ MICRO_COUNT ?= 1
 MICRO_PKGS  := ./sim ./pcie ./mtt ./nic
 BENCH_OUT   ?= $(BIN)/bench.txt
 BENCH_BASELINE := results/bench/baseline.txt
+# The benchmarks are built with the profile nicsim itself is built with.
+PGO_PROFILE := $(CURDIR)/cmd/nicsim/default.pgo
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare scale determinism regress baselines validate fuzz clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare pgo scale determinism regress baselines validate fuzz clean help
 
 all: build test
 
@@ -28,6 +30,7 @@ help:
 	@echo "make lint         gofmt check, go vet, staticcheck"
 	@echo "make bench        whole-simulator (ns, events, allocs per request), kernel, PCIe, MTT and NIC benchmarks; also in bin/bench.txt"
 	@echo "make bench-compare  make bench, then benchstat against results/bench/baseline.txt"
+	@echo "make pgo          rewrite cmd/nicsim/default.pgo, the profile go build optimises nicsim with (review, then commit)"
 	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
@@ -64,13 +67,31 @@ lint: fmt-check vet staticcheck
 # tee keeps the output; a failure is kept in a file, as /bin/sh has no pipefail.
 bench:
 	@mkdir -p $(BIN) && rm -f $(BENCH_OUT).failed
-	{ $(GO) test -run '^$$' -bench Whole -benchtime 1x -count $(WHOLE_COUNT) -benchmem ./workloads/traffic && \
-	  $(GO) test -run '^$$' -bench . -benchtime $(MICRO_TIME) -count $(MICRO_COUNT) -benchmem $(MICRO_PKGS) || \
+	{ $(GO) test -run '^$$' -bench Whole -benchtime 1x -count $(WHOLE_COUNT) -benchmem -pgo=$(PGO_PROFILE) ./workloads/traffic && \
+	  $(GO) test -run '^$$' -bench . -benchtime $(MICRO_TIME) -count $(MICRO_COUNT) -benchmem -pgo=$(PGO_PROFILE) $(MICRO_PKGS) || \
 	  touch $(BENCH_OUT).failed; } | tee $(BENCH_OUT)
 	@if [ -e $(BENCH_OUT).failed ]; then rm -f $(BENCH_OUT).failed; echo "make bench: a benchmark failed" >&2; exit 1; fi
 
 bench-compare: bench
 	$(GO) tool benchstat $(BENCH_BASELINE) $(BENCH_OUT)
+
+# The CPU profile that go build and go run use for profile-guided
+# optimisation of cmd/nicsim (docs/kernel.md, "Profile-guided build"):
+# the workloads a user runs most, profiled by nicsim itself and merged.
+PGO_RUNS := workloads/quickstart.yaml:run.duration_us=10000 \
+            workloads/bind-rate-vs-qps.yaml:run.seed=1 \
+            workloads/rdma-read-write.yaml:run.seed=1 \
+            workloads/registermr-latency-vs-size.yaml:run.seed=1 \
+            workloads/fastreg-inline-vs-dma.yaml:run.seed=1
+
+pgo:
+	@rm -rf $(BIN)/pgo && mkdir -p $(BIN)/pgo
+	$(GO) build -pgo=off -o $(BIN)/pgo/nicsim ./cmd/nicsim
+	@i=0; for r in $(PGO_RUNS); do i=$$((i+1)); \
+	  $(BIN)/pgo/nicsim run $${r%%:*} --set $${r#*:} --profile cpu --no-plots --quiet --force --out $(BIN)/pgo/run$$i || exit 1; \
+	done
+	$(GO) tool pprof -proto $(BIN)/pgo/run*/cpu.pprof > cmd/nicsim/default.pgo
+	@echo "pgo: wrote cmd/nicsim/default.pgo; rebuild and compare before committing"
 
 # The scale run of docs/scaling.md, with its wall time and peak memory
 # (GNU time, when installed); it fails past SCALE_WALL_S_MAX seconds or
