@@ -40,6 +40,28 @@ func TestTickDriverEdgeForIsTheClocksNextEdgeAfterTheLastTick(t *testing.T) {
 	}
 }
 
+// TestTickDriverDueByIsPendingByTheArrivalsEdge checks the test a port
+// arrival makes without finding its edge, that a tick is pending at or
+// before the edge a wake at t asks for, against the clock's next edge.
+func TestTickDriverDueByIsPendingByTheArrivalsEdge(t *testing.T) {
+	seed := testSeed(t)
+	r := rand.New(rand.NewPCG(seed, 2))
+	for _, period := range []Tick{1, 2, 3, 1000, 2048, 3333, 6400} {
+		clk := ClockDomain{Name: "c", Period: period}
+		d := NewTickDriver("d", clk, NewEngine(), nil)
+		for i := 0; i < 20000; i++ {
+			d.pending = r.IntN(8) != 0
+			d.pendAt = Tick(r.Uint64N(1<<30)+3) * period // at below stays above 0
+			at := d.pendAt + Tick(r.Uint64N(uint64(6*period+1))) - 3*period
+			if r.IntN(4) == 0 {
+				at = Tick(r.Uint64N(1 << 40))
+			}
+			want := d.pending && d.pendAt <= clk.NextEdge(at)
+			require.Equal(t, want, d.dueBy(at), "period %d, pending %v at %d, t %d", period, d.pending, d.pendAt, at)
+		}
+	}
+}
+
 // TestEdgeTestIsDivisibility checks the division-free edge test against
 // the remainder for periods odd, even and powers of two, at multiples,
 // next to them and at the ends of the range.
