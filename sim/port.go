@@ -152,13 +152,13 @@ func (p *Port[T]) Pop() (T, bool) {
 }
 
 // Drop removes the oldest message, which Peek has just returned, returning
-// its credit: Pop without looking at the message again.
+// its credit: Pop without looking at the message again. The message stays
+// in its slot until a Send overwrites it: a port holds no more than its
+// capacity of them, so it keeps nothing alive without bound.
 func (p *Port[T]) Drop() {
 	if p.n == 0 {
 		panic(emptyDrop(p.name))
 	}
-	var zero T
-	p.buf[p.head].msg = zero
 	if p.head++; p.head == len(p.buf) {
 		p.head = 0
 	}
