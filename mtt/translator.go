@@ -3,6 +3,7 @@ package mtt
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/nicsim/nicsim/sim"
 )
@@ -76,6 +77,7 @@ type table struct {
 	latency   sim.Tick
 	ports     int
 	lineBytes uint64
+	lineShift uint   // log2(lineBytes): LineBytes is a power of two (Spec.Validate)
 	base      uint64 // ICM address of line 0
 	ready     ring   // slots waiting for a port
 	mshrs     []mshr
@@ -180,7 +182,7 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 			return nil, err
 		}
 		tb := table{name: c.name, cache: cache, latency: clock.CyclesToTicks(sim.Cycles(c.cs.LatencyCycles)),
-			ports: int(c.cs.PortsPerCycle), lineBytes: g.LineBytes, base: c.base,
+			ports: int(c.cs.PortsPerCycle), lineBytes: g.LineBytes, lineShift: uint(bits.TrailingZeros64(g.LineBytes)), base: c.base,
 			ready: newRing(int(spec.RequestsMax)), mshrs: make([]mshr, c.cs.MSHRsMax),
 			freeMSHR: make([]uint32, c.cs.MSHRsMax), issue: newRing(int(c.cs.MSHRsMax)), stats: c.st}
 		for j := range tb.freeMSHR {
@@ -313,10 +315,12 @@ func (t *Translator) Tick(now sim.Tick) bool {
 	if t.fillsWaiting() {
 		progress = t.issueReads() || progress
 	}
-	for i := range t.tabs {
-		if t.tabs[i].ready.len() > 0 {
-			progress = t.runPorts(i, now) || progress
-		}
+	// Each table's ports, at a constant index: MPT then MTT.
+	if t.tabs[tabMPT].ready.len() > 0 {
+		progress = t.runPorts(tabMPT, now) || progress
+	}
+	if t.tabs[tabMTT].ready.len() > 0 {
+		progress = t.runPorts(tabMTT, now) || progress
 	}
 	if progress && t.drained() {
 		// The next tick would find nothing to do unless a request comes
@@ -615,7 +619,8 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 		return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
 	}
 	tb := &t.tabs[ti]
-	for line := (lo - tb.base) / tb.lineBytes; line <= (hi-1-tb.base)/tb.lineBytes; line++ {
+	last := (hi - 1 - tb.base) >> tb.lineShift
+	for line := (lo - tb.base) >> tb.lineShift; line <= last; line++ {
 		if t.writeUpdate {
 			if tb.cache.Contains(line) {
 				tb.stats.Updates++
@@ -626,7 +631,9 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 	}
 	id := t.freeWrites[len(t.freeWrites)-1]
 	t.freeWrites = t.freeWrites[:len(t.freeWrites)-1]
-	t.writes[id] = writeOp{tab: ti, addr: lo, end: hi, chunk: chunk, done: done, arg: arg}
+	w := &t.writes[id] // set field by field: cheaper than a whole value that holds a pointer
+	w.tab, w.addr, w.end, w.chunk, w.outstanding = ti, lo, hi, chunk, 0
+	w.done, w.arg = done, arg
 	t.writesM.Set(t.eng.Now(), uint64(len(t.writes)-len(t.freeWrites)))
 	t.writeQ.push(id)
 	t.drv.Wake()

@@ -16,7 +16,12 @@ type flight struct {
 // launch sends the burst that just ended towards the far end. Its arrival
 // is an event, unless it is quiet: then only its place is reserved (the
 // same place, so every other event keeps its order) and settleArrivals
-// applies it once that place has passed.
+// applies it once that place has passed. A flight is quiet when it would
+// change nothing but the peer transmitter's bookkeeping while that one is
+// busy (owed ACKs and UpdateFCs, credits it reads only when its burst
+// ends): it changes nothing at the far end, and it carries nothing or the
+// peer is busy. Should the peer fall idle before it arrives, wakeQuiet
+// makes its arrival an event again.
 //
 // The far end may take the burst's TLP at once (receiver.early) when no
 // TLP before it is still to be taken at its arrival, so that the far end
@@ -32,24 +37,18 @@ func (t *tx) launch(now sim.Tick) {
 			t.late++
 		}
 	}
-	f.quiet = t.quiet(f) && t.eng.Virtual(k)
+	// quiet, inline: it changes nothing at the far end, and it carries
+	// nothing or the peer is busy.
+	b := &f.b
+	if t.peer.busy {
+		f.quiet = !b.hasTLP || f.early || t.rx.inert(&b.t)
+	} else {
+		f.quiet = !b.hasTLP && !b.hasFC
+	}
+	f.quiet = f.quiet && t.eng.Virtual(k)
 	if !f.quiet {
 		t.eng.ScheduleKey(k, t, evArrive)
 	}
-}
-
-// quiet reports whether flight f would change nothing but the peer
-// transmitter's bookkeeping while that one is busy (owed ACKs and
-// UpdateFCs, credits it reads only when its burst ends), so that its
-// arrival need not be an event: it changes nothing at the far end, and it
-// carries nothing or the peer is busy. Should the peer fall idle before it
-// arrives, wakeQuiet makes its arrival an event again.
-func (t *tx) quiet(f *flight) bool {
-	b := &f.b
-	if !t.peer.busy {
-		return !b.hasTLP && !b.hasFC
-	}
-	return !b.hasTLP || f.early || t.rx.inert(&b.t)
 }
 
 // wakeQuiet queues at their places the quiet arrivals still to come: the

@@ -124,23 +124,10 @@ func (d *DMA) Write(addr, bytes uint64, done sim.Handler, arg uint64) error {
 }
 
 func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) error {
-	op := "Read"
-	if p.write {
-		op = "Write"
-	}
-	switch {
-	case bytes == 0:
-		d.l.stats.Refused++
-		return fmt.Errorf("pcie: DMA %s of 0 bytes", op)
-	case bytes > TransferBytesMax:
-		d.l.stats.Refused++
-		return fmt.Errorf("pcie: DMA %s of %d bytes exceeds the limit of %d", op, bytes, TransferBytesMax)
-	case addr+bytes < addr:
-		d.l.stats.Refused++
-		return fmt.Errorf("pcie: DMA %s at %#x of %d bytes wraps the address space", op, addr, bytes)
-	case !d.room(p):
-		d.l.stats.Refused++
-		return fmt.Errorf("pcie: DMA %s: %w (%d requests)", op, ErrFull, p.queued)
+	// One test for the usual case: 1..TransferBytesMax bytes (0 wraps
+	// above the limit), no wrap, room.
+	if bytes-1 >= TransferBytesMax || addr+bytes < addr || p.queued >= p.depth {
+		return d.refuse(p, addr, bytes)
 	}
 	now := d.l.eng.Now()
 	i := d.alloc()
@@ -148,6 +135,25 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	p.queued++
 	p.enqueue(now, i)
 	return nil
+}
+
+// refuse counts a request submit cannot take and says why.
+func (d *DMA) refuse(p *path, addr, bytes uint64) error {
+	op := "Read"
+	if p.write {
+		op = "Write"
+	}
+	d.l.stats.Refused++
+	switch {
+	case bytes == 0:
+		return fmt.Errorf("pcie: DMA %s of 0 bytes", op)
+	case bytes > TransferBytesMax:
+		return fmt.Errorf("pcie: DMA %s of %d bytes exceeds the limit of %d", op, bytes, TransferBytesMax)
+	case addr+bytes < addr:
+		return fmt.Errorf("pcie: DMA %s at %#x of %d bytes wraps the address space", op, addr, bytes)
+	}
+	d.room(p) // a refusal for want of room wakes the wakers once room frees
+	return fmt.Errorf("pcie: DMA %s: %w (%d requests)", op, ErrFull, p.queued)
 }
 
 func (d *DMA) alloc() uint32 { return takeSlot(&d.free, &d.reqs) }

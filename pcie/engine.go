@@ -20,19 +20,23 @@ import (
 // MSI-X goes through the write path at no cost, so it follows the writes
 // requested before it.
 type path struct {
-	d         *DMA
-	write     bool
-	depth     int          // requests accepted and not yet fully taken by the link, at most
-	queued    int          // such requests now (MSI-X excluded)
-	wait      ring[uint32] // requests waiting for a channel, oldest first
+	d      *DMA
+	write  bool
+	depth  int // requests accepted and not yet fully taken by the link, at most
+	queued int // such requests now (MSI-X excluded)
+	// reqs holds the path's requests in order: the oldest `lane` started
+	// on a channel and are in the lane, the rest wait for one. A request
+	// only moves from waiting to the lane, oldest first, so one ring holds
+	// both.
+	reqs      ring[uint32]
+	lane      int
 	channels  int
 	busy      int // channels working
 	clock     sim.ClockDomain
-	reqTicks  sim.Tick // RequestCycles as time
-	perCycle  uint64   // TLPs a channel cuts per cycle
-	unit      uint64   // TLP boundary: MPS for writes, MRRS for reads
-	unitShift uint     // log2(unit)
-	lane      ring[uint32]
+	reqTicks  sim.Tick   // RequestCycles as time
+	perCycle  uint64     // TLPs a channel cuts per cycle
+	unit      uint64     // TLP boundary: MPS for writes, MRRS for reads
+	unitShift uint       // log2(unit)
 	meter     *sim.Meter // channels in use
 	freeEv    channelFree
 	scratch   tlp
@@ -60,7 +64,7 @@ func (e channelFree) Handle(now sim.Tick, arg uint64) {
 func (p *path) channelEnd(at sim.Tick) {
 	eng := p.d.l.eng
 	k := eng.Reserve(at, sim.PrioDefault)
-	if p.wait.len() > 0 || !eng.Virtual(k) {
+	if p.waiting() || !eng.Virtual(k) {
 		eng.ScheduleKey(k, p.freeEv, 0)
 		return
 	}
@@ -70,6 +74,9 @@ func (p *path) channelEnd(at sim.Tick) {
 	}
 	i := len(p.frees)
 	p.frees = append(p.frees, k)
+	if i == p.freeHead || !k.Before(p.frees[i-1]) {
+		return // the usual case: ends come in order
+	}
 	for ; i > p.freeHead && k.Before(p.frees[i-1]); i-- {
 		p.frees[i] = p.frees[i-1]
 	}
@@ -133,9 +140,12 @@ func (p *path) tlps(addr, bytes uint64) uint64 {
 	return (addr+bytes-1)>>p.unitShift - addr>>p.unitShift + 1
 }
 
+// waiting reports whether a request waits for a channel.
+func (p *path) waiting() bool { return p.reqs.n > p.lane }
+
 // enqueue adds request i and starts it if a channel is free.
 func (p *path) enqueue(now sim.Tick, i uint32) {
-	p.wait.push(i)
+	p.reqs.push(i)
 	p.startNext(now)
 }
 
@@ -147,8 +157,9 @@ func (p *path) startNext(now sim.Tick) {
 		p.settle()
 	}
 	started := false
-	for p.wait.len() > 0 && p.busy < p.channels {
-		i := p.wait.pop()
+	for p.waiting() && p.busy < p.channels {
+		i := *p.reqs.slot(p.lane)
+		p.lane++ // enters the lane
 		r := &p.d.reqs[i]
 		s := now
 		if p.reqTicks > 0 {
@@ -164,14 +175,13 @@ func (p *path) startNext(now sim.Tick) {
 			r.cutAt += p.reqTicks
 		}
 		r.seq = p.d.l.up.nextSeq()
-		p.lane.push(i)
 		started = true
 		if free := s + hold; free > now {
 			p.busy++
 			p.channelEnd(free)
 		}
 	}
-	if p.wait.len() > 0 && len(p.frees) > p.freeHead {
+	if p.waiting() && len(p.frees) > p.freeHead {
 		p.queueFrees()
 	}
 	p.meter.Set(now, uint64(p.busy))
@@ -188,12 +198,17 @@ func (p *path) ready(r *dmaReq) sim.Tick {
 
 // peek offers the lane's next TLP: an MWr of at most MPS or an MRd of at
 // most MRRS, on naturally aligned boundaries; an MRd also needs a free tag.
+// An empty lane is answered inline.
 func (p *path) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if p.lane.len() == 0 {
+	if p.lane == 0 {
 		return nil, sim.MaxTick
 	}
+	return p.peekHead(now)
+}
+
+func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	d := p.d
-	i := p.lane.peek()
+	i := p.reqs.peek()
 	r := &d.reqs[i]
 	if at := p.ready(r); at > now {
 		return nil, at
@@ -227,7 +242,8 @@ func (p *path) take(now sim.Tick, t *tlp) {
 	if !t.last {
 		return
 	}
-	p.lane.pop()
+	p.reqs.drop() // a slot index holds no pointer
+	p.lane--
 	if !r.msix {
 		p.queued--
 		d.roomFreed()

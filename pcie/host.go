@@ -15,16 +15,15 @@ import "github.com/nicsim/nicsim/sim"
 // requests may interleave, as PCIe allows. Posted writes become visible
 // after hostMem.writeArrived's delay.
 type host struct {
-	l          *Link
-	mem        *hostMem
-	perBytePS  float64
-	mps, rcb   uint64
-	rcbSplit   bool
-	jobs       []hostJob
-	free       []uint32
-	heap       []uint32 // job slots ordered by (ready, seq)
-	scratch    tlp
-	scratchJob uint32
+	l         *Link
+	mem       *hostMem
+	perBytePS float64
+	mps, rcb  uint64
+	rcbSplit  bool
+	jobs      []hostJob
+	free      []uint32
+	heap      []uint32 // job slots ordered by (ready, seq)
+	scratch   tlp
 }
 
 type hostJob struct {
@@ -38,7 +37,6 @@ type hostJob struct {
 	seq   uint64
 }
 
-var _ source = (*host)(nil)
 var _ receiver = (*host)(nil)
 
 func newHost(l *Link, mem *hostMem) *host {
@@ -157,6 +155,8 @@ func (h *host) heapFix0() {
 	}
 }
 
+// peek offers the next completion (a source, tx.pick): the one whose data
+// is ready first.
 func (h *host) peek(now sim.Tick) (*tlp, sim.Tick) {
 	if len(h.heap) == 0 {
 		return nil, sim.MaxTick
@@ -166,7 +166,6 @@ func (h *host) peek(now sim.Tick) (*tlp, sim.Tick) {
 	if j.ready > now {
 		return nil, j.ready
 	}
-	h.scratchJob = i
 	h.scratch = tlp{kind: KindCplD, class: classCpl, payload: j.end - j.off, addr: j.addr + j.off,
 		tag: j.tag, seq: j.seq, ref: i, last: j.end == j.bytes}
 	return &h.scratch, 0

@@ -70,8 +70,8 @@ func (m *hostMem) readLatency() sim.Tick {
 
 // prune forgets writes visible by now.
 func (m *hostMem) prune(now sim.Tick) {
-	for m.pending.len() > 0 && m.pending.peek().vis <= now {
-		m.pending.pop()
+	for m.pending.n > 0 && m.pending.front().vis <= now {
+		m.pending.drop() // a pending write holds no pointers
 	}
 }
 

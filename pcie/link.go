@@ -52,6 +52,9 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.up = mk("Up", &l.stats.Up)
 	l.down = mk("Down", &l.stats.Down)
 	l.up.peer, l.down.peer = l.down, l.up
+	for _, t := range []*tx{l.up, l.down} {
+		t.ivTicks, t.dllpTicks = t.bytesTicks(iv), t.bytesTicks(DLLPBytes)
+	}
 	l.up.cred = newCredits(spec.HostPHCredits, spec.HostPDCredits, spec.HostNPHCredits,
 		spec.HostNPDCredits, spec.HostCplHCredits, spec.HostCplDCredits)
 	l.down.cred = newCredits(spec.NICPHCredits, spec.NICPDCredits, spec.NICNPHCredits,
@@ -63,10 +66,8 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.nic = nicRx{l}
 	l.up.rx = l.host
 	l.down.rx = l.nic
-	l.up.setSource(classP, &l.dma.wr)
-	l.up.setSource(classNP, &l.dma.rd)
-	l.down.setSource(classP, l.mmio)
-	l.down.setSource(classCpl, l.host)
+	l.up.wr, l.up.rd, l.up.ocl = &l.dma.wr, &l.dma.rd, classNP
+	l.down.down, l.down.mm, l.down.hs, l.down.ocl = true, l.mmio, l.host, classCpl
 	if err := l.registerMeters(env.Meters); err != nil {
 		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
 	}

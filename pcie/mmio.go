@@ -14,9 +14,13 @@ import (
 // MMIOWCIssueGapNS (write-combined) at most (docs/sources.md 2, 9). MMIO
 // addresses use 3DW headers (BARs below 4 GiB, assumed).
 type mmio struct {
-	l        *Link
-	q        ring[mmioReq] // not yet fully emitted
-	wait     ring[mmioReq] // emitted, waiting to arrive at the NIC
+	l *Link
+	// reqs holds the writes in order: the oldest `arriving` are emitted and
+	// wait to arrive at the NIC, the rest are not yet fully emitted. A
+	// write only moves from one part to the other, oldest first, so one
+	// ring holds both.
+	reqs     ring[mmioReq]
+	arriving int
 	gapUC    sim.Tick
 	gapWC    sim.Tick
 	lastEmit sim.Tick
@@ -33,8 +37,6 @@ type mmioReq struct {
 	called           sim.Tick
 	seq              uint64
 }
-
-var _ source = (*mmio)(nil)
 
 func newMMIO(l *Link) *mmio {
 	return &mmio{l: l, gapUC: sim.FromNanoseconds(l.spec.MMIOIssueGapNS),
@@ -54,19 +56,25 @@ func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
 		return fmt.Errorf("pcie: MMIOWrite at %#x of %d bytes wraps the address space", addr, bytes)
 	case bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes:
 		return fmt.Errorf("pcie: MMIOWrite of %d bytes at %#x crosses an 8 B boundary (one uncached store)", bytes, addr)
-	case m.q.len()+m.wait.len() >= l.spec.MMIOQueueMax:
-		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.q.len()+m.wait.len())
+	case m.reqs.len() >= l.spec.MMIOQueueMax:
+		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.reqs.len())
 	}
-	m.q.push(mmioReq{addr: addr, bytes: bytes, done: done, arg: arg, called: l.eng.Now(), seq: l.down.nextSeq()})
+	m.reqs.push(mmioReq{addr: addr, bytes: bytes, done: done, arg: arg, called: l.eng.Now(), seq: l.down.nextSeq()})
 	l.down.kick()
 	return nil
 }
 
+// peek offers the next MWr (a source, tx.pick). An empty queue is
+// answered inline.
 func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if m.q.len() == 0 {
+	if m.reqs.n == m.arriving { // nothing left to emit
 		return nil, sim.MaxTick
 	}
-	r := &m.q.buf[m.q.head]
+	return m.peekHead(now)
+}
+
+func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
+	r := m.reqs.slot(m.arriving)
 	cur := r.addr + r.off
 	n, gap := r.bytes, m.gapUC
 	if r.bytes > DoorbellBytes {
@@ -86,7 +94,7 @@ func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
 
 func (m *mmio) take(now sim.Tick, t *tlp) {
 	m.lastEmit, m.emitted = m.next, true
-	r := &m.q.buf[m.q.head]
+	r := m.reqs.slot(m.arriving)
 	gap := m.gapUC
 	if r.bytes > DoorbellBytes {
 		gap = m.gapWC
@@ -94,7 +102,7 @@ func (m *mmio) take(now sim.Tick, t *tlp) {
 	m.meter.Busy(m.next, m.next+gap)
 	r.off += t.payload
 	if t.last {
-		m.wait.push(m.q.pop())
+		m.arriving++ // now waits to arrive
 	}
 }
 
@@ -102,7 +110,8 @@ func (m *mmio) arrived(now sim.Tick, t *tlp) {
 	if !t.last {
 		return
 	}
-	r := m.wait.pop()
+	r := m.reqs.pop()
+	m.arriving--
 	s := &m.l.stats
 	s.MMIOWrites++
 	s.MMIOBytes += r.bytes

@@ -1,6 +1,7 @@
 package pcie
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -323,4 +324,32 @@ func TestDLLPsRideOnTheOppositeDirection(t *testing.T) {
 	require.Positive(t, st.Down.UpdateFCs)
 	share := float64(st.Up.DLLPBytes+st.Up.SKPBytes) / float64(st.Up.WireBytes)
 	require.InDelta(t, 16.0/203+4.0/1538, share, 0.002)
+}
+
+// TestDMARefusesEachBadRequestForItsOwnFault: a request of 0 bytes, of more
+// than TransferBytesMax or wrapping the address space is refused for that
+// fault, even on a full queue, and counted; 1 byte and TransferBytesMax
+// bytes are taken; a full queue refuses a good request with ErrFull.
+func TestDMARefusesEachBadRequestForItsOwnFault(t *testing.T) {
+	spec := DefaultSpec()
+	spec.DMAReadQueueDepth = 2
+	l, _, _, _ := newTestLink(t, spec)
+	d := l.DMA()
+	require.NoError(t, d.Read(0, 1, nil, 0))
+	require.NoError(t, d.Read(0, TransferBytesMax, nil, 0))
+	for _, c := range []struct {
+		addr, bytes uint64
+		want        string
+	}{
+		{0, 0, "of 0 bytes"},
+		{0, TransferBytesMax + 1, "exceeds the limit"},
+		{^uint64(0) - 10, 100, "wraps the address space"},
+		{0, 64, "queue full"},
+	} {
+		err := d.Read(c.addr, c.bytes, nil, 0)
+		require.ErrorContains(t, err, c.want, "Read(%#x, %d)", c.addr, c.bytes)
+		require.Equal(t, c.want == "queue full", errors.Is(err, ErrFull))
+	}
+	require.Equal(t, uint64(4), l.Stats().Refused)
+	require.Equal(t, 2, d.Outstanding())
 }

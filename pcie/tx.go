@@ -18,14 +18,13 @@ type tlp struct {
 	seq      uint64 // age, for the ordering rules
 }
 
-// source offers a transmitter the TLPs of one flow-control class.
-type source interface {
-	// peek returns the next TLP if it may go at now, or nil and the time it
-	// will be ready (sim.MaxTick when that depends on another event).
-	peek(now sim.Tick) (*tlp, sim.Tick)
-	// take commits the TLP last returned by peek: it starts on the wire.
-	take(now sim.Tick, t *tlp)
-}
+// A source offers a transmitter the TLPs of one flow-control class:
+// peek(now) returns its next TLP if it may go at now, or nil and the time
+// it will be ready (sim.MaxTick when that depends on another event); take
+// commits the TLP peek last returned: it starts on the wire. Each direction
+// has two, called directly (tx.pick): upstream the DMA write path (posted)
+// and read path (non-posted), downstream the CPU's MMIO path (posted) and
+// the host's completions.
 
 // receiver is the far end of a direction.
 type receiver interface {
@@ -61,22 +60,27 @@ const (
 // the DLLPs for the opposite direction's traffic and SKP ordered sets at
 // byte time, and delivers them to the far end after LinkLatencyNS.
 type tx struct {
-	name     string
-	eng      *sim.Engine
-	ser      *sim.Serializer
-	rate     sim.Rate
-	latency  sim.Tick
-	ecrc     bool
-	interval uint64 // bytes between ACKs and between UpdateFCs
-	st       *DirStats
-	meter    *sim.Meter // serialisation busy time
-	peer     *tx
-	rx       receiver
-	src      [classCount]source
-	srcs     [classCount]source  // the sources set in src, in class order
-	srcCl    [classCount]fcClass // their classes
-	nsrc     int
-	cred     credits
+	name      string
+	eng       *sim.Engine
+	ser       *sim.Serializer
+	rate      sim.Rate
+	latency   sim.Tick
+	ecrc      bool
+	interval  uint64   // bytes between ACKs and between UpdateFCs
+	ivTicks   sim.Tick // bytesTicks(interval): an idle transmitter's ACK and UpdateFC delay
+	dllpTicks sim.Tick // bytesTicks(DLLPBytes)
+	st        *DirStats
+	meter     *sim.Meter // serialisation busy time
+	peer      *tx
+	rx        receiver
+	// The sources: down selects the downstream pair (mm posted, hs
+	// completions), otherwise the upstream pair (wr posted, rd non-posted).
+	down   bool
+	wr, rd *path
+	mm     *mmio
+	hs     *host
+	ocl    fcClass // the class of the source besides the posted one
+	cred   credits
 
 	sinceACK, sinceFC, sinceSKP uint64
 	owedACK, owedFC             bool
@@ -104,18 +108,6 @@ type tx struct {
 var _ sim.Handler = (*tx)(nil)
 
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
-
-// setSource makes s the source of class cl.
-func (t *tx) setSource(cl fcClass, s source) {
-	t.src[cl] = s
-	t.nsrc = 0
-	for c := fcClass(0); c < classCount; c++ {
-		if t.src[c] != nil {
-			t.srcs[t.nsrc], t.srcCl[t.nsrc] = t.src[c], c
-			t.nsrc++
-		}
-	}
-}
 
 func (t *tx) bytesTicks(n uint64) sim.Tick {
 	return sim.Tick(n * t.rate.PSNum / t.rate.PSDen)
@@ -164,7 +156,7 @@ func (t *tx) oweACK() {
 	t.owedACK = true
 	if !t.busy && !t.ackPending {
 		t.ackPending = true
-		t.ackDueAt = t.eng.Now() + t.bytesTicks(t.interval)
+		t.ackDueAt = t.eng.Now() + t.ivTicks
 	}
 }
 
@@ -186,7 +178,7 @@ func (t *tx) sendIdleACK() {
 	t.st.ACKs++
 	t.st.DLLPBytes += DLLPBytes
 	t.st.WireBytes += DLLPBytes
-	d := t.bytesTicks(DLLPBytes)
+	d := t.dllpTicks
 	t.st.BusyPS += uint64(d)
 	t.meter.Busy(t.ackDueAt, t.ackDueAt+d)
 }
@@ -207,7 +199,7 @@ func (t *tx) armTimer() {
 		return
 	}
 	t.timerArmed = true
-	t.timerAt = t.eng.Now() + t.bytesTicks(t.interval)
+	t.timerAt = t.eng.Now() + t.ivTicks
 	t.eng.After(t.timerAt-t.eng.Now(), sim.PrioDefault, t, uint64(t.timerAt)<<2|evTimer)
 }
 
@@ -225,44 +217,68 @@ func (t *tx) armWake(at sim.Tick) {
 // an older posted write (PCIe Base Spec 2.4.1, ordering table rows B/C,
 // column 2), while a posted write may pass a stalled read or completion.
 func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
-	// Every head first, then the choice: the choice's state stays in
+	// Both heads first, then the choice: the choice's state stays in
 	// registers, not saved around each source's call.
-	var heads [classCount]*tlp
-	var ats [classCount]sim.Tick
-	srcs := t.srcs[:t.nsrc]
-	for i, s := range srcs {
-		heads[i], ats[i] = s.peek(now)
+	var p, o *tlp
+	var pAt, oAt sim.Tick
+	if t.down {
+		p, pAt = t.mm.peek(now)
+		o, oAt = t.hs.peek(now)
+	} else {
+		p, pAt = t.wr.peek(now)
+		o, oAt = t.rd.peek(now)
 	}
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
-	for i := range srcs {
-		cl := t.srcCl[i]
-		p := heads[i]
-		if p == nil {
-			wake = min(wake, ats[i])
-			t.blocked[cl] = false
-			continue
-		}
-		if !t.cred.fits(cl, p.payload) {
-			if !t.blocked[cl] {
-				t.blocked[cl] = true
-				t.st.CreditStalls++
-				t.st.CreditStallsByClass[cl]++
-			}
-			if cl == classP {
-				pBlockedSeq = p.seq
-			}
-			continue
-		}
+	switch {
+	case p == nil:
+		wake = pAt
+		t.blocked[classP] = false
+	case !t.cred.fits(classP, p.payload):
+		t.stall(classP)
+		pBlockedSeq = p.seq
+	default:
+		t.blocked[classP] = false
+		best, bestCl = p, classP
+	}
+	cl := t.ocl
+	switch {
+	case o == nil:
+		wake = min(wake, oAt)
 		t.blocked[cl] = false
-		if cl != classP && p.seq > pBlockedSeq {
-			continue
-		}
-		if best == nil || p.seq < best.seq {
-			best, bestCl = p, cl
+	case !t.cred.fits(cl, o.payload):
+		t.stall(cl)
+	default:
+		t.blocked[cl] = false
+		if o.seq < pBlockedSeq && (best == nil || o.seq < best.seq) {
+			best, bestCl = o, cl
 		}
 	}
 	return best, bestCl, wake
+}
+
+// stall counts a credit stall of class cl's head the first time it finds
+// the receiver out of credits.
+func (t *tx) stall(cl fcClass) {
+	if !t.blocked[cl] {
+		t.blocked[cl] = true
+		t.st.CreditStalls++
+		t.st.CreditStallsByClass[cl]++
+	}
+}
+
+// take commits the TLP of class cl that pick chose.
+func (t *tx) take(now sim.Tick, cl fcClass, p *tlp) {
+	switch {
+	case t.down && cl == classP:
+		t.mm.take(now, p)
+	case t.down:
+		t.hs.take(now, p)
+	case cl == classP:
+		t.wr.take(now, p)
+	default:
+		t.rd.take(now, p)
+	}
 }
 
 // start begins the next burst if there is anything to send. forced sends
@@ -285,7 +301,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		b.t = *p
 		t.cred.consume(now, cl, p.payload)
 		t.starting = true
-		t.src[cl].take(now, &b.t)
+		t.take(now, cl, &b.t)
 		t.starting = false
 		w := OverheadBytes(p.kind, p.addr64, t.ecrc) + p.payload
 		n += w
@@ -300,7 +316,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		}
 		if t.owedACK && !t.ackPending {
 			t.ackPending = true
-			t.ackDueAt = now + t.bytesTicks(t.interval)
+			t.ackDueAt = now + t.ivTicks
 		}
 		if wake != sim.MaxTick {
 			t.armWake(wake)
