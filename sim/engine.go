@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ErrPastEvent is returned when an event is scheduled before the current time.
@@ -13,14 +14,9 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
-	q        *eventQueue // the engine's queue; never in ring mode when alt is set
-	alt      queue       // another queue (tests and benchmarks compare against it)
 	now      Tick
 	seq      uint64
-	stopped  bool
 	executed uint64
-	depth    int // handlers running (InEvent)
-
 	// hwm is the largest key dispatched, or passed by RunUntil's bound: an
 	// event queued with a key below it would have run (see Reserve).
 	hwm Key
@@ -28,8 +24,16 @@ type Engine struct {
 	// scheduled with Schedule or After runs before Run returns, so its
 	// time needs no record).
 	maxAt Tick
+	depth int // handlers running (InEvent)
+	// stopped: the last run ended because of Stop. halt: dispatch returns
+	// after the current event (Stop, or Step's one event).
+	stopped, halt bool
 	// all: Virtual refuses every key (LeaveNothingOut).
 	all bool
+	alt queue // another queue (tests and benchmarks compare against it)
+	// q is the engine's queue, held in the engine so that the hot paths
+	// reach it without a load; never in ring mode when alt is set.
+	q eventQueue
 }
 
 // LeaveNothingOut makes the engine run every event its components would
@@ -39,7 +43,11 @@ type Engine struct {
 func (e *Engine) LeaveNothingOut() { e.all = true }
 
 // NewEngine returns an engine at time 0 with an empty queue.
-func NewEngine() *Engine { return &Engine{q: newEventQueue()} }
+func NewEngine() *Engine {
+	e := &Engine{}
+	e.q.init()
+	return e
+}
 
 // queue is what the engine needs from an event queue. The engine's own is
 // *eventQueue, called directly; another implementation (the reference heap
@@ -55,7 +63,7 @@ type queue interface {
 // newEngineWith returns an engine on another queue. Its own queue stays
 // empty and out of ring mode, so that every fast path, which tests ring
 // mode, leaves the work to alt.
-func newEngineWith(q queue) *Engine { return &Engine{q: &eventQueue{}, alt: q} }
+func newEngineWith(q queue) *Engine { return &Engine{alt: q} }
 
 func (e *Engine) qlen() int {
 	if e.alt == nil {
@@ -105,13 +113,7 @@ func (e *Engine) nextOrd(prio Priority) uint64 {
 }
 
 func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
-	ord := e.nextOrd(prio)
-	if q := e.q; q.ringMode && q.n < ringOn {
-		q.n++ // the usual case, without building an event
-		q.small.insert(qkey{at, ord}, payload{h, arg})
-		return
-	}
-	e.pushSlow(event{at: at, ord: ord, h: h, arg: arg})
+	e.schedule(Key{at, e.nextOrd(prio)}, h, arg)
 }
 
 // Reserve takes the place an event of priority prio at time at (not before
@@ -126,7 +128,9 @@ func (e *Engine) Reserve(at Tick, prio Priority) Key {
 	if at < e.now {
 		at = e.now
 	}
-	e.maxAt = max(e.maxAt, at)
+	if at > e.maxAt {
+		e.maxAt = at
+	}
 	return Key{at, e.nextOrd(prio)}
 }
 
@@ -145,80 +149,121 @@ func (e *Engine) ScheduleKey(k Key, h Handler, arg uint64) {
 	if Invariants && e.Passed(k) {
 		panic(fmt.Sprintf("sim: invariant: event scheduled at key (%v, %x) already passed", k.at, k.ord))
 	}
-	e.pushSlow(event{at: k.at, ord: k.ord, h: h, arg: arg})
+	e.schedule(k, h, arg)
 }
 
 // pushTracked schedules an event at key k and returns a handle to it when
 // the queue can take it out again (remove).
-func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle {
-	if q := e.q; q.ringMode && q.n < ringOn {
-		q.n++ // the usual case, without building an event
-		return handle{q.small.insert(k, payload{h, arg}), q.small.epoch}
+func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle { return e.schedule(k, h, arg) }
+
+// schedule queues an event at key k and returns a handle to it when the
+// queue can take it out again (remove). The usual case, an event within
+// the window of the ring mode's queue, is written out here: it is
+// appended to its slot's list, at the tail when, as usual, it comes after
+// the last.
+func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
+	q := &e.q
+	r := &q.small
+	s := uint64(k.at) >> ringShift
+	if q.n >= q.ringCap || s-r.cur >= ringSlots {
+		return e.scheduleSlow(k, h, arg)
 	}
-	if e.alt != nil {
-		e.alt.push(event{at: k.at, ord: k.ord, h: h, arg: arg})
-		return handle{}
+	// Fewer than ringOn events are queued, so fewer than ringOn nodes are
+	// in use and the pool has a free one.
+	q.n++
+	id := r.fill(k, h, arg)
+	p := s & (ringSlots - 1)
+	switch t := r.tail[p]; {
+	case t == 0: // the usual case: into an empty slot
+		r.head[p], r.tail[p] = id, id
+		r.bits[p>>6] |= 1 << (p & 63)
+	case before(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k) == 1: // after the last
+		r.nodes[t&(ringNodes-1)].next = id
+		r.tail[p] = id
+	default:
+		r.link(p, id)
 	}
-	return e.q.pushTracked(event{at: k.at, ord: k.ord, h: h, arg: arg})
+	return handle{uint32(id), r.epoch}
+}
+
+// scheduleSlow is schedule outside the usual case.
+func (e *Engine) scheduleSlow(k Key, h Handler, arg uint64) handle {
+	if q := &e.q; q.n < q.ringCap {
+		q.n++
+		return handle{q.small.insert(k, h, arg), q.small.epoch}
+	}
+	ev := event{at: k.at, ord: k.ord, h: h, arg: arg}
+	if e.alt == nil {
+		e.q.push(ev)
+	} else {
+		e.alt.push(ev)
+	}
+	return handle{}
 }
 
 // remove takes the event at time at that h names out of the queue, if the
 // queue can; it reports whether it did.
 func (e *Engine) remove(h handle, at Tick) bool { return e.alt == nil && e.q.remove(h, at) }
 
-func (e *Engine) pushSlow(ev event) {
-	if e.alt == nil {
-		e.q.push(ev)
-	} else {
-		e.alt.push(ev)
-	}
+// Step runs the next event, if any, and reports whether one ran.
+func (e *Engine) Step() bool {
+	e.halt = true
+	ran := e.dispatch(MaxTick)
+	e.halt = false
+	return ran
 }
 
-// Step runs the next event, if any, and reports whether one ran.
-func (e *Engine) Step() bool { return e.dispatch(MaxTick, true) }
-
 // dispatch runs the events at or before t in order until none is left
-// there, Stop is called or, with one set, one event has run; it reports
-// whether the last attempt ran one.
-func (e *Engine) dispatch(t Tick, one bool) bool {
+// there or halt is set (Stop, Step); it reports whether the last attempt
+// ran one.
+func (e *Engine) dispatch(t Tick) bool {
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
-		if q := e.q; q.ringMode && q.n > 0 {
+		if q := &e.q; uint(q.n-1) < uint(q.ringCap) {
 			// The usual case: the next event is the head of the ring's
-			// first occupied slot.
+			// first occupied slot, the current one or one later in the
+			// same bitmap word.
 			r := &q.small
-			p := r.cur & (ringSlots - 1)
-			if r.slots[p].head == 0 {
-				p = r.advance() & (ringSlots - 1)
+			c := r.cur
+			id := r.head[c&(ringSlots-1)]
+			if id == 0 {
+				if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 && len(r.far) == 0 {
+					c += uint64(bits.TrailingZeros64(b))
+					r.cur = c
+				} else {
+					c = r.advance()
+				}
+				id = r.head[c&(ringSlots-1)]
 			}
-			nd := r.node(r.slots[p].head)
-			if nd.k.at > t {
+			nd := &r.nodes[id&(ringNodes-1)]
+			at := nd.k.at
+			if at > t {
 				return false
 			}
-			k, v := nd.k, nd.v
-			r.unlinkHead(p)
+			r.unlinkHead(c, id)
 			q.n--
-			e.ran(k)
-			v.h.Handle(k.at, v.arg)
+			e.ran(at, nd.k.ord)
+			nd.v.h.Handle(at, nd.v.arg)
 		} else if !e.stepSlow(t) {
 			return false
 		}
-		if one || e.stopped {
+		if e.halt {
 			return true
 		}
 	}
 }
 
-// ran records that the event at k is dispatched: time moves to it.
-func (e *Engine) ran(k Key) {
-	if before(&e.hwm, &k) == 1 {
-		e.hwm = k
+// ran records that the event at key (at, ord) is dispatched: time moves to
+// it.
+func (e *Engine) ran(at Tick, ord uint64) {
+	if h := &e.hwm; at > h.at || at == h.at && ord > h.ord {
+		*h = Key{at, ord}
 	}
-	if Invariants && k.at < e.now {
-		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", k.at, e.now))
+	if Invariants && at < e.now {
+		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
 	}
-	e.now = k.at
+	e.now = at
 	e.executed++
 }
 
@@ -235,7 +280,7 @@ func (e *Engine) stepSlow(t Tick) bool {
 		}
 		ev = e.alt.pop()
 	}
-	e.ran(Key{ev.at, ev.ord})
+	e.ran(ev.at, ev.ord)
 	ev.h.Handle(ev.at, ev.arg)
 	return true
 }
@@ -246,8 +291,8 @@ func (e *Engine) InEvent() bool { return e.depth > 0 }
 
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {
-	e.stopped = false
-	e.dispatch(MaxTick, false)
+	e.stopped, e.halt = false, false
+	e.dispatch(MaxTick)
 	if !e.stopped {
 		// Reserved events that were never scheduled ran too, doing
 		// nothing: time ends at the latest event, as it would have.
@@ -267,8 +312,8 @@ func (e *Engine) passTo(t Tick) {
 // Stop was called first). It gives deterministic stopping points: events at
 // exactly t run.
 func (e *Engine) RunUntil(t Tick) {
-	e.stopped = false
-	e.dispatch(t, false)
+	e.stopped, e.halt = false, false
+	e.dispatch(t)
 	if !e.stopped {
 		e.now = max(e.now, t)
 		e.passTo(t)
@@ -276,7 +321,7 @@ func (e *Engine) RunUntil(t Tick) {
 }
 
 // Stop makes Run or RunUntil return after the current event.
-func (e *Engine) Stop() { e.stopped = true }
+func (e *Engine) Stop() { e.stopped, e.halt = true, true }
 
 // Stopped reports whether the last run ended because of Stop.
 func (e *Engine) Stopped() bool { return e.stopped }

@@ -104,7 +104,8 @@ func TestMeterSetSeriesEqualsTheLevelIntegral(t *testing.T) {
 	ms := NewMeters()
 	m, err := ms.New("Tags", "tags", 8)
 	require.NoError(t, err)
-	level := make([]uint64, to+1000) // level[ps], for the reference
+	const last = to + 500 + 2*399 // the latest time the steps below reach
+	level := make([]uint64, last) // level[ps], for the reference
 	var now Tick
 	var cur uint64
 	set := func(at Tick, l uint64) {

@@ -22,18 +22,21 @@ import "math"
 //
 // After warm-up nothing allocates.
 type eventQueue struct {
-	small   nearRing  // ring mode: every event
-	near    nearHeap  // heap mode: every event; calendar mode: late arrivals in the current window
-	run     windowRun // calendar mode: the current window, sorted
-	n       int       // live events
-	winLast Tick      // events at or before winLast go to near or run; MaxTick in heap mode
+	n int // live events
+	// ringCap is ringOn in ring mode and 0 otherwise, so that one
+	// comparison tells whether an event can go to the ring (n < ringCap)
+	// and whether the next one is in it (0 < n <= ringCap).
+	ringCap int
+	winLast Tick // events at or before winLast go to near or run; MaxTick in heap mode
 
 	growAt, shrinkAt int // n outside [shrinkAt, growAt] changes the mode or the ring
 
-	ringMode     bool
 	calendarMode bool
+	near         nearHeap  // heap mode: every event; calendar mode: late arrivals in the current window
+	run          windowRun // calendar mode: the current window, sorted
 	cal          calendar
-	scratch      []event // a window's entries on their way into run
+	scratch      []event  // a window's entries on their way into run
+	small        nearRing // ring mode: every event
 }
 
 const (
@@ -53,18 +56,28 @@ const (
 )
 
 func newEventQueue() *eventQueue {
-	q := &eventQueue{winLast: MaxTick, growAt: ringOn, ringMode: true}
-	q.near.init()
+	q := &eventQueue{}
+	q.init()
 	return q
 }
+
+// init makes the zero queue an empty queue in ring mode.
+func (q *eventQueue) init() {
+	q.winLast, q.growAt, q.ringCap = MaxTick, ringOn, ringOn
+	q.near.init()
+	q.small.init()
+}
+
+// ringMode reports whether the queue is in ring mode.
+func (q *eventQueue) ringMode() bool { return q.ringCap != 0 }
 
 // Len is the number of events held.
 func (q *eventQueue) Len() int { return q.n }
 
 func (q *eventQueue) push(ev event) {
 	q.n++
-	if q.ringMode {
-		q.small.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg})
+	if q.ringMode() {
+		q.small.insert(qkey{ev.at, ev.ord}, ev.h, ev.arg)
 		if q.n > ringOn {
 			q.ringToHeap()
 		}
@@ -90,21 +103,10 @@ func (q *eventQueue) push(ev event) {
 // and the ring's epoch when it was queued. The zero handle names none.
 type handle struct{ node, epoch uint32 }
 
-// pushTracked queues ev and returns a handle to it when the queue can
-// remove it later (ring mode, within the window).
-func (q *eventQueue) pushTracked(ev event) handle {
-	if q.ringMode && q.n < ringOn {
-		q.n++
-		return handle{q.small.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg}), q.small.epoch}
-	}
-	q.push(ev)
-	return handle{}
-}
-
 // remove takes out the event at time at that h names, if the queue can; it
 // reports whether it did. The event must not have been dispatched.
 func (q *eventQueue) remove(h handle, at Tick) bool {
-	if h.node == 0 || !q.ringMode || h.epoch != q.small.epoch {
+	if h.node == 0 || !q.ringMode() || h.epoch != q.small.epoch {
 		return false
 	}
 	q.small.remove(h.node, at)
@@ -118,7 +120,7 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 	if q.n == 0 {
 		return event{}, false
 	}
-	if q.ringMode {
+	if q.ringMode() {
 		if q.small.peek().at > t {
 			return event{}, false
 		}
@@ -146,7 +148,7 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 // pop removes and returns the smallest event. The queue must not be empty.
 func (q *eventQueue) pop() event {
 	q.n--
-	if q.ringMode {
+	if q.ringMode() {
 		return q.small.take()
 	}
 	if !q.calendarMode {
@@ -178,7 +180,7 @@ func (q *eventQueue) pop() event {
 // not be empty. It may move the current window forward, which changes nothing
 // observable.
 func (q *eventQueue) peek() Tick {
-	if q.ringMode {
+	if q.ringMode() {
 		return q.small.peek().at
 	}
 	q.near.settle()
@@ -308,14 +310,14 @@ func (q *eventQueue) toHeap() {
 
 // ringToHeap moves every event from the ring into the heap.
 func (q *eventQueue) ringToHeap() {
-	rest := q.small.drain(q.scratch[:0])
+	rest := q.small.drain(q.scratch[:0], q.n)
 	for i := range rest {
 		q.near.add(&rest[i])
 	}
 	clear(rest)
 	q.scratch = rest[:0]
 	q.near.heapify()
-	q.ringMode = false
+	q.ringCap = 0
 	q.growAt, q.shrinkAt = calendarOn, 0
 }
 
@@ -325,6 +327,6 @@ func (q *eventQueue) heapToRing() {
 	q.small.load(rest)
 	clear(rest)
 	q.scratch = rest[:0]
-	q.ringMode = true
+	q.ringCap = ringOn
 	q.growAt = ringOn
 }

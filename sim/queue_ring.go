@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // nearRing is the queue's small mode: a timing wheel of ringSlots slots of
 // 2^ringShift ps (about a nanosecond) covering the next microseconds, with
@@ -12,20 +15,22 @@ import "math/bits"
 // head of the first slot whose bit is set in the occupancy bitmap. Neither
 // depends on how many events are pending.
 //
+// The ring does not count its events: the queue that holds it does, and
+// says how many there are where the ring needs to know (drain).
+//
 // Invariant: every event of absolute slot s with cur <= s < cur+ringSlots
 // is in ring position s mod ringSlots; every later one is in far; none is
 // earlier than cur (events are never scheduled in the past).
 type nearRing struct {
-	slots [ringSlots]ringSlot // each position's list
-	bits  [ringSlots / 64]uint64
-	nodes [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
-	free  [ringNodes]uint8    // free[:nfree] are the nodes not in use
-	nfree uint8
-	used  uint8   // nodes[1:used+1] have been handed out at least once
-	far   []event // a binary heap of the events beyond the window
 	cur   uint64  // absolute slot of the window's start
-	n     int     // events in the ring (far excluded)
+	free  uint8   // the first node not in use, the rest linked through next; 0: none
 	epoch uint32  // changes when node numbers stop naming the events they named
+	far   []event // a binary heap of the events beyond the window
+	bits  [ringSlots / 64]uint64
+	// Each position's list: its first and last node (0: empty), in two
+	// arrays, so that either is one indexed load away.
+	head, tail [ringSlots]uint8
+	nodes      [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
 }
 
 const (
@@ -41,63 +46,71 @@ const (
 // The ring's node pool must hold every event of ring mode.
 var _ = [ringNodes - ringOn - 2]struct{}{}
 
-// ringSlot is one position's list: its first and last node (0: empty),
-// side by side.
-type ringSlot struct{ head, tail uint8 }
-
+// ringNode is one event of the ring. It is padded to 64 bytes: a node
+// number becomes its offset with a shift, and no node straddles two cache
+// lines.
 type ringNode struct {
 	k    qkey
 	v    payload
 	next uint8
+	_    [64 - 41]byte
 }
 
-func (r *nearRing) len() int { return r.n + len(r.far) }
+var _ = [unsafe.Sizeof(ringNode{}) - 64]struct{}{}
+
+// init puts every node but node 0 on the free list.
+func (r *nearRing) init() {
+	for i := 1; i < ringNodes-1; i++ {
+		r.nodes[i].next = uint8(i + 1)
+	}
+	r.free = 1
+}
 
 // node is node id's storage.
 func (r *nearRing) node(id uint8) *ringNode { return &r.nodes[id&(ringNodes-1)] }
 
-// alloc takes a node out of the pool.
-func (r *nearRing) alloc() uint8 {
-	if r.nfree > 0 {
-		r.nfree--
-		return r.free[r.nfree&(ringNodes-1)]
-	}
-	if r.used == ringNodes-1 {
-		panic("sim: ring: node pool exhausted") // unreachable: ring mode ends above ringOn events
-	}
-	r.used++
-	return r.used
-}
-
-// release puts node id back into the pool; it keeps its payload until
-// reused.
+// release puts node id, out of every list, back into the pool; it keeps
+// its key and payload until reused.
 func (r *nearRing) release(id uint8) {
-	r.free[r.nfree&(ringNodes-1)] = id
-	r.nfree++
+	r.node(id).next = r.free
+	r.free = id
 }
 
-// insert adds an event and returns its node (0: in far).
-func (r *nearRing) insert(k qkey, v payload) uint32 {
-	s := uint64(k.at) >> ringShift
-	if s-r.cur >= ringSlots {
-		return r.insertOutside(k, v, s)
-	}
-	id := r.alloc()
-	nd := r.node(id)
-	nd.k, nd.v, nd.next = k, v, 0
-	r.n++
+// fill takes a node out of the pool, which must have one, and fills it
+// with an event that is not in any list yet.
+func (r *nearRing) fill(k qkey, h Handler, arg uint64) uint8 {
+	id := r.free
+	nd := &r.nodes[id&(ringNodes-1)]
+	r.free = nd.next
+	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
+	return id
+}
+
+// append puts node id at the tail of the list of absolute slot s, whose
+// events all come before it.
+func (r *nearRing) append(s uint64, id uint8) {
 	p := s & (ringSlots - 1)
-	sl := &r.slots[p]
-	t := sl.tail
-	switch {
-	case t == 0:
-		sl.head, sl.tail = id, id
+	if t := r.tail[p]; t != 0 {
+		r.nodes[t&(ringNodes-1)].next = id
+	} else {
+		r.head[p] = id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.node(t).k, &k) == 1: // the usual case: after the last
-		r.node(t).next = id
-		sl.tail = id
-	default:
-		r.link(sl, id)
+	}
+	r.tail[p] = id
+}
+
+// insert adds an event and returns its node (0: in far). Engine.schedule
+// writes its usual case out.
+func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
+	s := uint64(k.at) >> ringShift
+	if s-r.cur >= ringSlots || r.free == 0 {
+		return r.insertOutside(k, payload{h, arg}, s)
+	}
+	id := r.fill(k, h, arg)
+	if t := r.tail[s&(ringSlots-1)]; t != 0 && before(&k, &r.nodes[t&(ringNodes-1)].k) == 1 {
+		r.link(s, id)
+	} else {
+		r.append(s, id)
 	}
 	return uint32(id)
 }
@@ -105,12 +118,15 @@ func (r *nearRing) insert(k qkey, v payload) uint32 {
 // insertOutside adds an event of absolute slot s outside the window: to
 // far when it is later, into the ring after a rewind when it is earlier.
 func (r *nearRing) insertOutside(k qkey, v payload, s uint64) uint32 {
+	if r.free == 0 {
+		panic("sim: ring: node pool exhausted") // unreachable: ring mode ends above ringOn events
+	}
 	if s >= r.cur {
 		r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
 		return 0
 	}
 	r.rewind(s)
-	return r.insert(k, v)
+	return r.insert(k, v.h, v.arg)
 }
 
 // remove takes node id, an event at time at not yet dispatched, out of the
@@ -118,14 +134,13 @@ func (r *nearRing) insertOutside(k qkey, v payload, s uint64) uint32 {
 func (r *nearRing) remove(n uint32, at Tick) {
 	id := uint8(n)
 	p := (uint64(at) >> ringShift) & (ringSlots - 1)
-	sl := &r.slots[p]
 	next := r.node(id).next
-	if h := sl.head; h == id {
+	if h := r.head[p]; h == id {
 		if next == 0 {
-			*sl = ringSlot{}
+			r.head[p], r.tail[p] = 0, 0
 			r.bits[p>>6] &^= 1 << (p & 63)
 		} else {
-			sl.head = next
+			r.head[p] = next
 		}
 	} else {
 		for r.node(h).next != id {
@@ -133,23 +148,23 @@ func (r *nearRing) remove(n uint32, at Tick) {
 		}
 		r.node(h).next = next
 		if next == 0 {
-			sl.tail = h
+			r.tail[p] = h
 		}
 	}
 	r.node(id).v = payload{}
 	r.release(id)
-	r.n--
 }
 
-// link puts node id in order into the non-empty list sl, not after its
-// tail.
-func (r *nearRing) link(sl *ringSlot, id uint8) {
+// link puts node id in order into the non-empty list of position p, not
+// after its tail.
+func (r *nearRing) link(p uint64, id uint8) {
+	p &= ringSlots - 1
 	nd := r.node(id)
 	k := &nd.k
-	h := sl.head
+	h := r.head[p]
 	if before(k, &r.node(h).k) == 1 {
 		nd.next = h
-		sl.head = id
+		r.head[p] = id
 		return
 	}
 	for before(&r.node(r.node(h).next).k, k) == 1 {
@@ -159,17 +174,17 @@ func (r *nearRing) link(sl *ringSlot, id uint8) {
 	r.node(h).next = id
 }
 
-// next is the ring position of the earliest event in the bitmap words
-// after word w (mod the bitmap's length), in ring order; the ring must
-// hold one.
-func (r *nearRing) next(w uint64) uint64 {
+// next is the absolute slot of the earliest event in the bitmap words
+// after the one of absolute slot c (mod the bitmap's length), in ring
+// order, and whether the ring holds one.
+func (r *nearRing) next(c uint64) (uint64, bool) {
+	w := c >> 6
 	for i := uint64(1); i <= ringSlots/64; i++ {
-		wi := (w + i) & (ringSlots/64 - 1)
-		if r.bits[wi] != 0 {
-			return wi<<6 + uint64(bits.TrailingZeros64(r.bits[wi]))
+		if b := r.bits[(w+i)&(ringSlots/64-1)]; b != 0 {
+			return (w+i)<<6 + uint64(bits.TrailingZeros64(b)), true
 		}
 	}
-	panic("sim: ring: no event")
+	return 0, false
 }
 
 // settle makes the window start at the earliest event: it moves cur up to
@@ -177,7 +192,7 @@ func (r *nearRing) next(w uint64) uint64 {
 // in the far events the moved window covers. It returns the ring position
 // of the earliest event. The set must not be empty.
 func (r *nearRing) settle() uint64 {
-	if p := r.cur & (ringSlots - 1); r.slots[p].head != 0 {
+	if p := r.cur & (ringSlots - 1); r.head[p] != 0 {
 		return p // the usual case: more events on the current slot
 	}
 	return r.advance()
@@ -185,26 +200,21 @@ func (r *nearRing) settle() uint64 {
 
 // advance is settle when the current slot is empty.
 func (r *nearRing) advance() uint64 {
-	if r.n == 0 {
-		r.cur = uint64(r.far[0].at) >> ringShift
-		r.pull()
-	}
-	// The earliest event's position: usually in the bitmap word of the
+	// The earliest event's slot: usually in the bitmap word of the
 	// current slot, else in a later one (next).
 	c := r.cur
-	var p uint64
 	if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
-		p = c&(ringSlots-1) + uint64(bits.TrailingZeros64(b))
-	} else {
-		p = r.next(c >> 6)
+		c += uint64(bits.TrailingZeros64(b))
+	} else if n, ok := r.next(c); ok {
+		c = n
+	} else { // the ring is empty: the window moves to the first far event
+		c = uint64(r.far[0].at) >> ringShift
 	}
-	if d := (p - r.cur) & (ringSlots - 1); d != 0 {
-		r.cur += d
-		if len(r.far) > 0 {
-			r.pull()
-		}
+	r.cur = c
+	if len(r.far) > 0 {
+		r.pull()
 	}
-	return p
+	return c & (ringSlots - 1)
 }
 
 // rewind moves the window's start back to slot s (an event earlier than
@@ -214,18 +224,21 @@ func (r *nearRing) advance() uint64 {
 func (r *nearRing) rewind(s uint64) {
 	r.epoch++
 	d := r.cur - s
-	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots && r.n > 0; a++ {
+	for a := r.cur + ringSlots - min(d, ringSlots); a < r.cur+ringSlots; a++ {
 		p := a & (ringSlots - 1)
-		for id := r.slots[p].head; id != 0; {
+		if r.bits[p>>6]>>(p&63) == 0 {
+			a |= 63 // nothing more in this bitmap word
+			continue
+		}
+		for id := r.head[p]; id != 0; {
 			nd := r.node(id)
 			r.farPush(event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg})
 			next := nd.next
 			nd.v = payload{}
 			r.release(id)
-			r.n--
 			id = next
 		}
-		r.slots[p] = ringSlot{}
+		r.head[p], r.tail[p] = 0, 0
 		r.bits[p>>6] &^= 1 << (p & 63)
 	}
 	r.cur = s
@@ -235,54 +248,44 @@ func (r *nearRing) rewind(s uint64) {
 func (r *nearRing) pull() {
 	for len(r.far) > 0 && uint64(r.far[0].at)>>ringShift-r.cur < ringSlots {
 		ev := r.farPop()
-		r.insert(qkey{ev.at, ev.ord}, payload{ev.h, ev.arg})
+		r.insert(qkey{ev.at, ev.ord}, ev.h, ev.arg)
 	}
 }
 
 // peek is the next event's key. The set must not be empty.
 func (r *nearRing) peek() qkey {
 	p := r.settle()
-	return r.node(r.slots[p].head).k
+	return r.node(r.head[p]).k
 }
 
-// takeFirst removes the next event and returns its time and payload. The
-// set must not be empty.
-func (r *nearRing) takeFirst() (Tick, payload) { return r.takeAt(r.settle()) }
-
-// takeAt removes the first event of position p, which settle returned, and
-// returns its time and payload.
-func (r *nearRing) takeAt(p uint64) (Tick, payload) {
-	nd := r.unlinkHead(p)
-	return nd.k.at, nd.v
-}
-
-// unlinkHead takes the first node of position p out of its list and
-// returns it; it is free again, but keeps its contents until reused.
-func (r *nearRing) unlinkHead(p uint64) *ringNode {
-	sl := &r.slots[p&(ringSlots-1)]
-	id := sl.head
+// unlinkHead takes node id, the first of position p, out of its list and
+// puts it back into the pool; it keeps its contents until reused.
+func (r *nearRing) unlinkHead(p uint64, id uint8) {
+	p &= ringSlots - 1
 	nd := &r.nodes[id&(ringNodes-1)]
-	if sl.head = nd.next; sl.head == 0 {
-		sl.tail = 0
-		r.bits[p>>6&(ringSlots/64-1)] &^= 1 << (p & 63)
+	if next := nd.next; next != 0 {
+		r.head[p] = next
+	} else {
+		r.head[p], r.tail[p] = 0, 0
+		r.bits[p>>6] &^= 1 << (p & 63)
 	}
-	r.free[r.nfree&(ringNodes-1)] = id
-	r.nfree++
-	r.n--
-	return nd
+	nd.next = r.free
+	r.free = id
 }
 
 // take removes and returns the next event. The set must not be empty.
 func (r *nearRing) take() event {
-	k := r.peek()
-	_, v := r.takeFirst()
-	return event{at: k.at, ord: k.ord, h: v.h, arg: v.arg}
+	p := r.settle()
+	id := r.head[p]
+	nd := r.node(id)
+	r.unlinkHead(p, id)
+	return event{at: nd.k.at, ord: nd.k.ord, h: nd.v.h, arg: nd.v.arg}
 }
 
-// drain appends every event to dst, in order, and empties the set.
-func (r *nearRing) drain(dst []event) []event {
+// drain appends the set's n events to dst, in order, and empties it.
+func (r *nearRing) drain(dst []event, n int) []event {
 	r.epoch++
-	for r.len() > 0 {
+	for range n {
 		dst = append(dst, r.take())
 	}
 	return dst
@@ -299,10 +302,9 @@ func (r *nearRing) load(evs []event) {
 	}
 	r.cur = uint64(lo) >> ringShift
 	for i := range evs {
-		r.insert(qkey{evs[i].at, evs[i].ord}, payload{evs[i].h, evs[i].arg})
+		r.insert(qkey{evs[i].at, evs[i].ord}, evs[i].h, evs[i].arg)
 	}
 }
-
 func (r *nearRing) farPush(ev event) {
 	r.far = append(r.far, ev)
 	h := r.far

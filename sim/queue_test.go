@@ -72,7 +72,7 @@ func TestQueueMatchesSortedReference(t *testing.T) {
 	sawCalendar, sawBack := false, false
 	for round := 0; round < 6; round++ {
 		e := NewEngine()
-		q := e.q
+		q := &e.q
 		l := &orderLog{}
 		var ref []refEvent
 		var want []int
@@ -296,31 +296,31 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 					d += Tick(ringSlots) << ringShift // past the window whatever the phase's spread
 				}
 				ev := event{at: now + d, ord: uint64(rng.IntN(4)*10)<<seqBits | seq, arg: seq}
-				if r := &q.small; q.ringMode {
+				if r := &q.small; q.ringMode() {
 					s := uint64(ev.at) >> ringShift
 					switch {
 					case s < r.cur:
 						rewound++
 					case s-r.cur >= ringSlots:
 						far++
-					case r.slots[s&(ringSlots-1)].tail != 0 && before(&r.nodes[r.slots[s&(ringSlots-1)].tail].k, &qkey{ev.at, ev.ord}) == 0:
+					case r.tail[s&(ringSlots-1)] != 0 && before(&r.nodes[r.tail[s&(ringSlots-1)]].k, &qkey{ev.at, ev.ord}) == 0:
 						linked++
 					}
 				}
-				was := q.ringMode
+				was := q.ringMode()
 				q.push(ev)
 				ref.push(ev)
-				if was && !q.ringMode {
+				if was && !q.ringMode() {
 					toHeap++
 				}
 			}
 			for k := min(nPop, q.Len()); k > 0; k-- {
 				require.Equal(t, ref.peek(), q.peek())
-				was := q.ringMode
+				was := q.ringMode()
 				want, got := ref.pop(), q.pop()
 				require.Equal(t, want.arg, got.arg, "after %d pushes", seq)
 				now = got.at
-				if !was && q.ringMode {
+				if !was && q.ringMode() {
 					toRing++
 				}
 			}
@@ -340,10 +340,10 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 func TestRingModeHoldsItsMostEventsInOneSlot(t *testing.T) {
 	q := newEventQueue()
 	for i := ringOn + 1; i > 0; i-- {
-		require.True(t, q.ringMode)
+		require.True(t, q.ringMode())
 		q.push(event{at: 5 * NS, ord: uint64(i), arg: uint64(i)})
 	}
-	require.False(t, q.ringMode, "the queue left ring mode above ringOn events")
+	require.False(t, q.ringMode(), "the queue left ring mode above ringOn events")
 	for i := 1; i <= ringOn+1; i++ {
 		require.Equal(t, uint64(i), q.pop().arg)
 	}

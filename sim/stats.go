@@ -30,11 +30,15 @@ func (c *Counter) Inc() { c.N++ }
 // grows by one 4 KiB block per power of two actually used.
 type Histogram struct {
 	count uint64
-	sum   float64
-	min   uint64
-	max   uint64
-	exact [histExact]uint64
-	sub   [64]*[histSub]uint64 // by shift
+	// sum is the exact sum of the samples: sumHi*2^64 + sum.
+	sum, sumHi uint64
+	// notMin is the complement of the smallest sample: the largest
+	// complement, 0 (no sample) in the zero Histogram, so that Record
+	// needs no test for the first sample.
+	notMin uint64
+	max    uint64
+	exact  [histExact]uint64
+	sub    [64]*[histSub]uint64 // by shift
 }
 
 const (
@@ -54,32 +58,51 @@ const HistogramRelErrorMax = 1.0 / (2 * histSub)
 
 // Record adds one sample.
 func (h *Histogram) Record(v uint64) {
-	if h.count == 0 || v < h.min {
-		h.min = v
+	if ^v > h.notMin {
+		h.notMin = ^v
 	}
 	if v > h.max {
 		h.max = v
 	}
 	h.count++
-	h.sum += float64(v)
+	sum := h.sum + v
+	if sum < v {
+		h.sumHi++
+	}
+	h.sum = sum
 	if v < histExact {
 		h.exact[v]++
 		return
 	}
+	// v has bits.Len64(v) bits: the top histExactBits of them pick the
+	// bucket, the leading one dropped (a mask rather than a subtraction,
+	// so that the index needs no bounds check).
 	shift := uint(bits.Len64(v)) - histExactBits
-	blk := h.sub[shift]
+	blk := h.sub[shift&63]
 	if blk == nil {
-		blk = new([histSub]uint64)
-		h.sub[shift] = blk
+		blk = h.block(shift)
 	}
-	blk[(v>>shift)-histSub]++
+	blk[(v>>shift)&(histSub-1)]++
+}
+
+// block is the block of sub-buckets of shift, created on first use.
+func (h *Histogram) block(shift uint) *[histSub]uint64 {
+	if h.sub[shift&63] == nil {
+		h.sub[shift&63] = new([histSub]uint64)
+	}
+	return h.sub[shift&63]
 }
 
 // Count is the number of samples.
 func (h *Histogram) Count() uint64 { return h.count }
 
 // Min is the smallest sample (0 when empty).
-func (h *Histogram) Min() uint64 { return h.min }
+func (h *Histogram) Min() uint64 {
+	if h.count == 0 {
+		return 0
+	}
+	return ^h.notMin
+}
 
 // Max is the largest sample (0 when empty).
 func (h *Histogram) Max() uint64 { return h.max }
@@ -89,7 +112,7 @@ func (h *Histogram) Mean() float64 {
 	if h.count == 0 {
 		return 0
 	}
-	return h.sum / float64(h.count)
+	return (float64(h.sumHi)*(1<<64) + float64(h.sum)) / float64(h.count)
 }
 
 // Quantile returns the value at quantile p in [0, 1] by the nearest-rank
@@ -100,7 +123,7 @@ func (h *Histogram) Quantile(p float64) float64 {
 		return 0
 	}
 	if p <= 0 {
-		return float64(h.min)
+		return float64(h.Min())
 	}
 	if p >= 1 {
 		return float64(h.max)
@@ -126,7 +149,7 @@ func (h *Histogram) Quantile(p float64) float64 {
 			if seen >= rank {
 				lo := uint64(i+histSub) << shift
 				mid := float64(lo) + float64(uint64(1)<<shift)/2
-				return math.Min(math.Max(mid, float64(h.min)), float64(h.max))
+				return math.Min(math.Max(mid, float64(h.Min())), float64(h.max))
 			}
 		}
 	}
@@ -161,12 +184,15 @@ func (h *Histogram) Merge(o *Histogram) {
 	if o.count == 0 {
 		return
 	}
-	if h.count == 0 || o.min < h.min {
-		h.min = o.min
-	}
+	h.notMin = max(h.notMin, o.notMin)
 	h.max = max(h.max, o.max)
 	h.count += o.count
-	h.sum += o.sum
+	sum := h.sum + o.sum
+	if sum < o.sum {
+		h.sumHi++
+	}
+	h.sum = sum
+	h.sumHi += o.sumHi
 	for i, c := range o.exact {
 		h.exact[i] += c
 	}
@@ -196,7 +222,7 @@ type Summary struct {
 
 // Summarize reports count, mean, min, p50, p99, p99.9 and max.
 func (h *Histogram) Summarize() Summary {
-	return Summary{Count: h.count, Mean: h.Mean(), Min: h.min,
+	return Summary{Count: h.count, Mean: h.Mean(), Min: h.Min(),
 		P50: h.Quantile(0.5), P99: h.Quantile(0.99), P999: h.Quantile(0.999), Max: h.max}
 }
 

@@ -105,3 +105,47 @@ func TestRegistryDumpIsSortedByName(t *testing.T) {
 	require.Contains(t, s, `"unit": "ps"`)
 	require.Contains(t, s, `"value": 0`, "NaN formulas are reported as 0, keeping the JSON valid")
 }
+
+// The mean divides the exact sum of the samples: a sum beyond 2^53, where
+// a float64 running sum would drop the small samples, and beyond 2^64.
+func TestHistogramMeanIsTheExactSumOverTheCount(t *testing.T) {
+	var h Histogram
+	h.Record(1 << 53)
+	h.Record(1)
+	h.Record(1)
+	require.Equal(t, float64(1<<53+2)/3, h.Mean())
+	var w Histogram
+	w.Record(math.MaxUint64)
+	w.Record(math.MaxUint64)
+	w.Record(2)
+	require.Equal(t, (2*float64(math.MaxUint64)+2)/3, w.Mean())
+	var m Histogram
+	m.Merge(&w)
+	m.Merge(&w)
+	require.Equal(t, w.Mean(), m.Mean())
+}
+
+// Min and Max are the extreme samples from the first sample on, 0 when
+// there is none, and a merge keeps the extremes of both sides.
+func TestHistogramMinAndMaxAreTheExtremeSamples(t *testing.T) {
+	var h Histogram
+	require.Zero(t, h.Min())
+	require.Zero(t, h.Max())
+	h.Record(math.MaxUint64)
+	require.Equal(t, uint64(math.MaxUint64), h.Min())
+	h.Record(7000)
+	h.Record(0)
+	h.Record(5)
+	require.Zero(t, h.Min())
+	require.Equal(t, uint64(math.MaxUint64), h.Max())
+	var a, b Histogram
+	a.Record(40)
+	b.Record(30)
+	b.Record(50)
+	var m Histogram
+	m.Merge(&a)
+	require.Equal(t, [2]uint64{40, 40}, [2]uint64{m.Min(), m.Max()})
+	m.Merge(&b)
+	require.Equal(t, [2]uint64{30, 50}, [2]uint64{m.Min(), m.Max()})
+	require.Equal(t, 30.0, m.Quantile(0))
+}
