@@ -392,28 +392,19 @@ func (d *TickDriver) arrival(at Tick) {
 	k := d.eng.Reserve(at, PrioDeliver)
 	if d.dueBy(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
-			d.queueArrival(k)
+			d.eng.ScheduleKey(k, &d.woken, 0)
 			return
 		}
 		d.arrivals = append(d.arrivals, k)
 		return
 	}
-	d.queueArrival(k)
+	d.eng.ScheduleKey(k, &d.woken, 0)
 }
 
 // dueBy reports whether a tick is pending at or before t's edge, the one
 // a wake at t asks for: the pending tick's time, an edge, is at or before
 // it exactly when it is before t+Period.
 func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.period }
-
-// queueArrival queues the arrival reserved at k (ScheduleKey through the
-// queue's fast path: the handle is not needed).
-func (d *TickDriver) queueArrival(k Key) {
-	if Invariants && d.eng.Passed(k) {
-		panic(fmt.Sprintf("sim: invariant: %s: arrival at key (%v, %x) queued after its place", d.name, k.at, k.ord))
-	}
-	d.eng.pushTracked(k, &d.woken, 0)
-}
 
 // checkArrivals, after a tick at now, forgets the reserved arrivals whose
 // place has passed and queues those that would no longer do nothing.
@@ -425,7 +416,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 		case d.dueBy(k.at):
 			keep = append(keep, k)
 		default:
-			d.queueArrival(k)
+			d.eng.ScheduleKey(k, &d.woken, 0)
 		}
 	}
 	d.arrivals = keep // keys hold no pointers: the tail needs no clearing
