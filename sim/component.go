@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Ticker is a component's per-cycle work. Tick returns whether the component
 // made progress; a component that made none is not ticked again until
 // something wakes it, so idle components cost nothing.
@@ -31,24 +33,45 @@ func NewEnv(seed uint64) *Env { return &Env{Engine: NewEngine(), Seed: seed, Met
 // one tick event is pending at any time, and a component never ticks twice on
 // one edge.
 type TickDriver struct {
-	name    string
-	clock   ClockDomain
-	eng     *Engine
-	t       Ticker
-	pending bool
-	pendAt  Tick
+	// The fields every wake and tick reads come first, together.
+	eng    *Engine
+	t      Ticker
+	period Tick // the clock's
+	pendAt Tick
 	// lastTick is the edge of the last tick; before the first, one period
 	// before 0 (Tick wraps), so that lastTick+Period, the earliest edge a
 	// tick may take, is 0. Edges are multiples of the period, so an edge
 	// before that is at or before the last tick.
 	lastTick Tick
-	ticks    uint64
-	edge     Tick // the last edge nextEdge found (0 at first)
-
+	pending  bool
+	// idle: the pending tick is reserved, not queued (WakeIdle). It is
+	// queued at its key when anything wakes the driver before its place;
+	// once its place has passed, settle runs its bookkeeping (IdleTick).
+	idle bool
+	// quiet: a tick at quietAt, before the pending one, is reserved at
+	// quietKey but not queued: the component said it would do nothing
+	// and ask for the pending tick again (QuietTicker). The pending tick
+	// stays queued at its key, where that tick's request would have put
+	// it back. A wake before quietKey's place queues the quiet tick at
+	// its key; once the place has passed, settleQuiet counts it as run.
+	quiet bool
+	// canIdle: the component is an IdleTicker and the driver on the
+	// engine's own queue, so that WakeIdle may reserve its tick.
+	canIdle bool
 	// The pending tick's event: its key and, when the queue can take it
 	// out again, its handle.
 	pendKey Key
 	pendH   handle
+	edges   edgeTest // whether a time is an edge of the clock
+	ticks   uint64
+	// wakeIdler is the component when it is a WakeIdler.
+	wakeIdler WakeIdler
+	// arrivals are wakes by messages arriving on ports (port events of
+	// priority PrioDeliver) that are reserved but not queued: at their
+	// place the driver will be due to tick no later than the edge they
+	// would wake it for, so they would do nothing. One is queued at its key
+	// as soon as that may no longer hold (after a tick).
+	arrivals []Key
 	// ghosts are the keys of tick events that are not in the queue
 	// although an engine that left nothing out would hold them: superseded
 	// events taken out, and events a wake would have added for a time that
@@ -56,33 +79,17 @@ type TickDriver struct {
 	// unless the driver has been woken for its time by then, when it is the
 	// one that ticks. A wake for a time therefore takes the smallest key,
 	// its own or a ghost's, whose place has not passed.
-	ghosts []Key
-	// arrivals are wakes by messages arriving on ports (port events of
-	// priority PrioDeliver) that are reserved but not queued: at their
-	// place the driver will be due to tick no later than the edge they
-	// would wake it for, so they would do nothing. One is queued at its key
-	// as soon as that may no longer hold (after a tick).
-	arrivals []Key
+	ghosts  []Key
+	idler   IdleTicker
+	quieter QuietTicker
+
+	name  string
+	clock ClockDomain
 	// woken is the handler of the driver's port arrivals: it wakes the
 	// driver, as each port's own wake would.
-	woken arrivalWake
-	// idle: the pending tick is reserved, not queued (WakeIdle). It is
-	// queued at its key when anything wakes the driver before its place;
-	// once its place has passed, settle runs its bookkeeping (IdleTick).
-	idle  bool
-	idler IdleTicker
-	// wakeIdler is the component when it is a WakeIdler.
-	wakeIdler WakeIdler
-	// quiet: a tick at quietAt, before the pending one, is reserved at
-	// quietKey but not queued: the component said it would do nothing
-	// and ask for the pending tick again (QuietTicker). The pending tick
-	// stays queued at its key, where that tick's request would have put
-	// it back. A wake before quietKey's place queues the quiet tick at
-	// its key; once the place has passed, settleQuiet counts it as run.
-	quiet    bool
+	woken    arrivalWake
 	quietAt  Tick
 	quietKey Key
-	quieter  QuietTicker
 	quiets   uint64 // quiet ticks counted as run without an event
 }
 
@@ -127,9 +134,10 @@ var _ Waker = (*TickDriver)(nil)
 
 // NewTickDriver returns a driver for t. It does not tick until woken.
 func NewTickDriver(name string, clock ClockDomain, eng *Engine, t Ticker) *TickDriver {
-	d := &TickDriver{name: name, clock: clock, eng: eng, t: t, lastTick: -clock.Period}
+	d := &TickDriver{name: name, clock: clock, period: clock.Period, eng: eng, t: t, lastTick: -clock.Period, edges: newEdgeTest(clock.Period)}
 	d.woken.d = d
 	d.idler, _ = t.(IdleTicker)
+	d.canIdle = d.idler != nil && eng.alt == nil
 	d.wakeIdler, _ = t.(WakeIdler)
 	d.quieter, _ = t.(QuietTicker)
 	return d
@@ -158,25 +166,38 @@ func (d *TickDriver) QuietTicks() uint64 {
 // last tick), unless one is already pending at or before that edge. It
 // only reserves the tick when a WakeIdler says it will be idle.
 func (d *TickDriver) Wake() {
-	if d.idle {
-		d.touch()
+	e := d.eng
+	if d.idle { // touch, written out: most wakes of a reserved tick settle it
+		if e.Passed(d.pendKey) {
+			d.settleIdle()
+		} else {
+			d.queueIdle()
+		}
 	}
 	if d.quiet {
 		d.unquiet()
 	}
-	if !d.pending {
-		if d.wakeIdler != nil && d.wakeIdler.IdleOnWake(d.eng.now) {
-			d.WakeIdle(d.eng.now)
+	if d.pending {
+		at := d.edgeFor(e.now)
+		if at >= d.pendAt || d.quieter != nil && d.reserveQuiet(at) {
 			return
 		}
-		d.wakeAt(d.edgeFor(d.eng.now))
+		d.wakeAt(at)
 		return
 	}
-	at := d.edgeFor(d.eng.now)
-	if at < d.pendAt && d.quieter != nil && d.reserveQuiet(at) {
+	if d.wakeIdler != nil && d.wakeIdler.IdleOnWake(e.now) {
+		d.WakeIdle(e.now)
 		return
 	}
-	d.wakeAt(at)
+	// queue, written out: on the paths of most wakes its call costs more
+	// than its lines.
+	at := d.edgeFor(e.now)
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
@@ -187,7 +208,21 @@ func (d *TickDriver) WakeAt(t Tick) {
 	if d.quiet {
 		d.unquiet()
 	}
-	d.wakeAt(d.edgeFor(max(t, d.eng.now)))
+	e := d.eng
+	at := d.edgeFor(max(t, e.now))
+	if d.pending {
+		if d.pendAt <= at {
+			return
+		}
+		d.supersede()
+	}
+	// queue, written out as in Wake.
+	k := e.Reserve(at, PrioTick)
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
 // reserveQuiet reserves the tick a wake asks for at at, before the
@@ -254,33 +289,19 @@ func (d *TickDriver) supersede() {
 }
 
 // edgeFor is the edge a wake for t asks for: the first at or after t,
-// strictly after the last tick.
-func (d *TickDriver) edgeFor(t Tick) Tick { return max(d.nextEdge(t), d.lastTick+d.clock.Period) }
-
-// nextEdge is d.clock.NextEdge(t). The edge it found last is kept: a
-// driver is woken near it, and Tick being unsigned, t is within the
-// period up to it exactly when edge-t < Period.
-func (d *TickDriver) nextEdge(t Tick) Tick {
-	if e := d.edge; e-t < d.clock.Period {
-		return e
+// strictly after the last tick. The first edge after the last tick is the
+// answer for any t up to it; a t after it is most often an edge itself.
+func (d *TickDriver) edgeFor(t Tick) Tick {
+	if first := d.lastTick + d.period; t <= first {
+		return first
 	}
-	return d.moveEdge(t)
-}
-
-// moveEdge finds d.clock.NextEdge(t) for a t not within the period up to
-// the last edge found, without a division when t is within the period
-// after it.
-func (d *TickDriver) moveEdge(t Tick) Tick {
-	if t-d.edge-1 < d.clock.Period {
-		d.edge += d.clock.Period
-	} else {
-		d.edge = d.clock.NextEdge(t)
+	if d.edges.is(t) {
+		return t
 	}
-	return d.edge
+	return d.clock.NextEdge(t)
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
-	e := d.eng
 	if d.pending {
 		if d.pendAt <= at {
 			return
@@ -290,16 +311,14 @@ func (d *TickDriver) wakeAt(at Tick) {
 		// queue when the queue can, and remembered as a ghost.
 		d.supersede()
 	}
-	// keyFor, written out: on this path its call (too large to inline)
-	// costs more than the four lines.
-	k := e.Reserve(at, PrioTick)
-	if len(d.ghosts) > 0 {
-		k = d.ghostFor(k)
-	}
-	d.pending = true
-	d.pendAt = at
-	d.pendKey = k
-	d.pendH = e.pushTracked(k, d, uint64(at))
+	d.queue(at)
+}
+
+// queue queues the tick at at, no tick being pending.
+func (d *TickDriver) queue(at Tick) {
+	k := d.keyFor(at)
+	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.pendH = d.eng.pushTracked(k, d, uint64(at))
 }
 
 // keyFor reserves the key of a tick at at.
@@ -348,7 +367,7 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 		if d.idle {
 			d.touch()
 		}
-		d.wakeAt(now + d.clock.Period)
+		d.wakeAt(now + d.period)
 	}
 	if len(d.arrivals) > 0 {
 		d.checkArrivals(now)
@@ -364,14 +383,14 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 // is reserved as for any tick (and forgotten when the idle tick settles),
 // and a later one is queued at its key now rather than after the tick.
 func (d *TickDriver) arrival(at Tick) {
-	if d.idle {
-		d.Settle()
+	if d.idle && d.eng.Passed(d.pendKey) {
+		d.settleIdle()
 	}
-	if d.quiet && d.nextEdge(at) <= d.quietAt {
+	if d.quiet && at <= d.quietAt { // at's edge is at or before the quiet tick
 		d.unquiet() // the message may be taken at the quiet tick
 	}
 	k := d.eng.Reserve(at, PrioDeliver)
-	if d.pending && d.pendAt <= d.nextEdge(at) && d.eng.Virtual(k) {
+	if d.dueBy(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
 			d.eng.ScheduleKey(k, &d.woken, 0)
 			return
@@ -382,6 +401,11 @@ func (d *TickDriver) arrival(at Tick) {
 	d.eng.ScheduleKey(k, &d.woken, 0)
 }
 
+// dueBy reports whether a tick is pending at or before t's edge, the one
+// a wake at t asks for: the pending tick's time, an edge, is at or before
+// it exactly when it is before t+Period.
+func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.period }
+
 // checkArrivals, after a tick at now, forgets the reserved arrivals whose
 // place has passed and queues those that would no longer do nothing.
 func (d *TickDriver) checkArrivals(now Tick) {
@@ -389,7 +413,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 	for _, k := range d.arrivals {
 		switch {
 		case k.at <= now:
-		case d.pending && d.pendAt <= d.nextEdge(k.at):
+		case d.dueBy(k.at):
 			keep = append(keep, k)
 		default:
 			d.eng.ScheduleKey(k, &d.woken, 0)
@@ -408,19 +432,22 @@ func (d *TickDriver) checkArrivals(now Tick) {
 // when a tick or reserved arrival is already pending, or on another queue
 // than the engine's own (the reference of the tests), it is WakeAt.
 func (d *TickDriver) WakeIdle(t Tick) {
-	if d.idler == nil || d.idle || d.pending || len(d.arrivals) > 0 || d.eng.alt != nil {
+	if !d.canIdle || d.pending || len(d.arrivals) > 0 { // idle or quiet: pending too
 		d.WakeAt(t)
 		return
 	}
 	e := d.eng
 	at := d.edgeFor(max(t, e.now))
-	k := d.keyFor(at)
+	k := e.Reserve(at, PrioTick) // keyFor, written out as in Wake
+	if len(d.ghosts) > 0 {
+		k = d.ghostFor(k)
+	}
+	d.pending, d.pendAt, d.pendKey = true, at, k
 	if !e.Virtual(k) {
-		d.pending, d.pendAt, d.pendKey = true, at, k
 		d.pendH = e.pushTracked(k, d, uint64(at))
 		return
 	}
-	d.pending, d.pendAt, d.pendKey, d.pendH = true, at, k, handle{}
+	d.pendH = handle{}
 	d.idle = true
 }
 
@@ -433,7 +460,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 // on another queue, or when the queue cannot take the event out.
 func (d *TickDriver) ReserveIdle() bool {
 	e := d.eng
-	if !d.pending || d.idle || d.quiet || d.idler == nil || e.alt != nil || d.pendAt != e.now || len(d.arrivals) > 0 {
+	if !d.pending || d.idle || d.quiet || !d.canIdle || d.pendAt != e.now || len(d.arrivals) > 0 {
 		return false
 	}
 	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
@@ -445,13 +472,19 @@ func (d *TickDriver) ReserveIdle() bool {
 }
 
 // touch is a wake reaching a driver whose pending tick is reserved: if its
-// place has passed, it ran (Settle); otherwise it is queued at its key.
+// place has passed, it ran (settleIdle); otherwise it is queued at its key.
 func (d *TickDriver) touch() {
-	d.Settle()
-	if d.idle {
-		d.idle = false
-		d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
+	if d.eng.Passed(d.pendKey) {
+		d.settleIdle()
+		return
 	}
+	d.queueIdle()
+}
+
+// queueIdle queues the reserved idle tick at its key: it is a tick again.
+func (d *TickDriver) queueIdle() {
+	d.idle = false
+	d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
 }
 
 // Settle runs the bookkeeping of a reserved idle tick whose place has
@@ -462,16 +495,27 @@ func (d *TickDriver) Settle() {
 	if d.quiet {
 		d.settleQuiet()
 	}
-	if !d.idle || !d.eng.Passed(d.pendKey) {
-		return
+	if d.idle && d.eng.Passed(d.pendKey) {
+		d.settleIdle()
 	}
+}
+
+// settleIdle runs the reserved idle tick, whose place has passed. The
+// reserved arrivals are all at or before it (none was reserved when it
+// was, and arrival queues a later one at once): they are forgotten.
+func (d *TickDriver) settleIdle() {
 	d.idle = false
 	d.pending = false
 	at := d.pendAt
 	d.lastTick = at
 	d.ticks++
 	d.idler.IdleTick(at)
-	if len(d.arrivals) > 0 {
-		d.checkArrivals(at) // all at or before at: forgotten
+	if Invariants {
+		for _, k := range d.arrivals {
+			if k.at > at {
+				panic(fmt.Sprintf("sim: invariant: %s: arrival at %v reserved after its idle tick at %v", d.name, k.at, at))
+			}
+		}
 	}
+	d.arrivals = d.arrivals[:0]
 }

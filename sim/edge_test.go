@@ -7,28 +7,86 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTickDriverNextEdgeIsTheClocksNextEdge checks the driver's edge
-// search, which starts from the last edge it found, against the clock's
-// division for times near it, across it, far before and far after it.
-func TestTickDriverNextEdgeIsTheClocksNextEdge(t *testing.T) {
+// TestTickDriverEdgeForIsTheClocksNextEdgeAfterTheLastTick checks the
+// edge a wake asks for, found without a division when it is the first
+// edge after the last tick or the time is an edge, against its
+// definition: the clock's next edge, strictly after the last tick. Times
+// are near the last tick, on edges, just off them, and far after.
+func TestTickDriverEdgeForIsTheClocksNextEdgeAfterTheLastTick(t *testing.T) {
 	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(seed, 0))
-	for _, period := range []Tick{1, 2, 3, 1000, 3333} {
+	for _, period := range []Tick{1, 2, 3, 1000, 2048, 3333, 6400, 1<<40 + 1} {
 		clk := ClockDomain{Name: "c", Period: period}
 		d := NewTickDriver("d", clk, NewEngine(), nil)
-		var at Tick
+		require.Equal(t, Tick(0), d.edgeFor(0), "before the first tick, 0 is an edge")
 		for i := 0; i < 20000; i++ {
-			switch r.IntN(4) {
-			case 0: // within a period or two of the last time
-				at += Tick(r.Uint64N(uint64(2*period + 1)))
-			case 1: // back a little
-				at -= min(at, Tick(r.Uint64N(uint64(2*period+1))))
-			case 2: // far after
-				at += Tick(r.Uint64N(1 << 40))
-			default: // anywhere before
-				at = Tick(r.Uint64N(uint64(at) + 1))
+			if r.IntN(4) == 0 { // a tick on an edge
+				d.lastTick = clk.NextEdge(Tick(r.Uint64N(1 << 50)))
 			}
-			require.Equal(t, clk.NextEdge(at), d.nextEdge(at), "period %d, t %d, step %d", period, at, i)
+			var at Tick
+			switch r.IntN(4) {
+			case 0: // within a few periods of the last tick
+				at = d.lastTick + Tick(r.Uint64N(uint64(4*period+1)))
+			case 1: // an edge after it
+				at = d.lastTick + Tick(r.Uint64N(1<<20)+1)*period
+			case 2: // next to an edge after it
+				at = d.lastTick + Tick(r.Uint64N(1<<20)+1)*period + Tick(r.IntN(3)) - 1
+			default: // anywhere
+				at = Tick(r.Uint64N(1 << 51))
+			}
+			want := max(clk.NextEdge(at), d.lastTick+period)
+			require.Equal(t, want, d.edgeFor(at), "period %d, last tick %d, t %d, step %d", period, d.lastTick, at, i)
+		}
+	}
+}
+
+// TestTickDriverDueByIsPendingByTheArrivalsEdge checks the test a port
+// arrival makes without finding its edge, that a tick is pending at or
+// before the edge a wake at t asks for, against the clock's next edge.
+func TestTickDriverDueByIsPendingByTheArrivalsEdge(t *testing.T) {
+	seed := testSeed(t)
+	r := rand.New(rand.NewPCG(seed, 2))
+	for _, period := range []Tick{1, 2, 3, 1000, 2048, 3333, 6400} {
+		clk := ClockDomain{Name: "c", Period: period}
+		d := NewTickDriver("d", clk, NewEngine(), nil)
+		for i := 0; i < 20000; i++ {
+			d.pending = r.IntN(8) != 0
+			d.pendAt = Tick(r.Uint64N(1<<30)+3) * period // at below stays above 0
+			at := d.pendAt + Tick(r.Uint64N(uint64(6*period+1))) - 3*period
+			if r.IntN(4) == 0 {
+				at = Tick(r.Uint64N(1 << 40))
+			}
+			want := d.pending && d.pendAt <= clk.NextEdge(at)
+			require.Equal(t, want, d.dueBy(at), "period %d, pending %v at %d, t %d", period, d.pending, d.pendAt, at)
+		}
+	}
+}
+
+// TestEdgeTestIsDivisibility checks the division-free edge test against
+// the remainder for periods odd, even and powers of two, at multiples,
+// next to them and at the ends of the range.
+func TestEdgeTestIsDivisibility(t *testing.T) {
+	seed := testSeed(t)
+	r := rand.New(rand.NewPCG(seed, 1))
+	periods := []Tick{1, 2, 3, 4, 6, 7, 1000, 1024, 3333, 6400, 1<<63 - 1, 1 << 63, MaxTick}
+	for i := 0; i < 200; i++ {
+		periods = append(periods, Tick(r.Uint64N(1<<20)+1), Tick(r.Uint64()|1))
+	}
+	for _, p := range periods {
+		e := newEdgeTest(p)
+		check := func(at Tick) {
+			require.Equal(t, at%p == 0, e.is(at), "period %d, t %d", p, at)
+		}
+		check(0)
+		check(MaxTick)
+		check(MaxTick - 1)
+		for j := 0; j < 200; j++ {
+			at := Tick(r.Uint64())
+			check(at)
+			m := at - at%p
+			check(m)
+			check(m + 1)
+			check(m - 1)
 		}
 	}
 }

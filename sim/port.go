@@ -17,7 +17,7 @@ type Port[T any] struct {
 	n       int
 	dst     Waker
 	dstWake Handler     // wakes dst; built once in Connect so Send allocates nothing
-	dstDrv  *TickDriver // dst, when it is a tick driver
+	arrive  *TickDriver // dst, when it is a tick driver and the latency not 0
 	src     Waker
 	blocked bool // a sender found the port full since the last Pop
 
@@ -53,9 +53,12 @@ func MustNewPort[T any](name string, eng *Engine, capacity int, latency Tick) *P
 // Either may be nil.
 func (p *Port[T]) Connect(src, dst Waker) {
 	p.src, p.dst = src, dst
-	p.dstWake = nil
-	p.dstDrv, _ = dst.(*TickDriver)
-	if dst != nil && p.dstDrv == nil {
+	p.dstWake, p.arrive = nil, nil
+	drv, _ := dst.(*TickDriver)
+	if drv != nil && p.latency != 0 {
+		p.arrive = drv
+	}
+	if dst != nil && drv == nil {
 		p.dstWake = &portWake{dst}
 	}
 }
@@ -91,11 +94,9 @@ func (p *Port[T]) WatchSpace() { p.blocked = true }
 // should have asked CanSend); the message is then not sent.
 func (p *Port[T]) Send(m T) error {
 	if p.n == len(p.buf) {
-		p.blocked = true
-		p.Refused++
-		return fmt.Errorf("sim: port %q: send without credit (capacity %d)", p.name, len(p.buf))
+		return p.refuse()
 	}
-	now := p.eng.Now()
+	now := p.eng.now
 	i := p.head + p.n // p.n < len(p.buf): one wrap at most, no division
 	if i >= len(p.buf) {
 		i -= len(p.buf)
@@ -107,15 +108,23 @@ func (p *Port[T]) Send(m T) error {
 		p.maxDepth = p.n
 	}
 	switch {
+	case p.arrive != nil:
+		p.arrive.arrival(now + p.latency)
 	case p.dst == nil:
 	case p.latency == 0:
 		p.dst.Wake()
-	case p.dstDrv != nil:
-		p.dstDrv.arrival(now + p.latency)
 	default:
 		p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
 	}
 	return nil
+}
+
+// refuse is a Send without credit: the sender is registered for space
+// and counted as refused.
+func (p *Port[T]) refuse() error {
+	p.blocked = true
+	p.Refused++
+	return fmt.Errorf("sim: port %q: send without credit (capacity %d)", p.name, len(p.buf))
 }
 
 // portWake wakes a component that is not a tick driver when a delayed
@@ -143,13 +152,13 @@ func (p *Port[T]) Pop() (T, bool) {
 }
 
 // Drop removes the oldest message, which Peek has just returned, returning
-// its credit: Pop without looking at the message again.
+// its credit: Pop without looking at the message again. The message stays
+// in its slot until a Send overwrites it: a port holds no more than its
+// capacity of them, so it keeps nothing alive without bound.
 func (p *Port[T]) Drop() {
 	if p.n == 0 {
-		panic(fmt.Sprintf("sim: port %q: Drop on an empty port", p.name))
+		panic(emptyDrop(p.name))
 	}
-	var zero T
-	p.buf[p.head].msg = zero
 	if p.head++; p.head == len(p.buf) {
 		p.head = 0
 	}
@@ -158,6 +167,13 @@ func (p *Port[T]) Drop() {
 		p.blocked = false
 		p.src.Wake()
 	}
+}
+
+// emptyDrop is the panic of a Drop on an empty port: a wiring error.
+type emptyDrop string
+
+func (e emptyDrop) Error() string {
+	return fmt.Sprintf("sim: port %q: Drop on an empty port", string(e))
 }
 
 // NextVisible is when the oldest message becomes visible (MaxTick if empty).
