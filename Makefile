@@ -78,7 +78,7 @@ bench-compare: bench
 # The CPU profile that go build and go run use for profile-guided
 # optimisation of cmd/nicsim (docs/kernel.md, "Profile-guided build"):
 # the workloads a user runs most, profiled by nicsim itself and merged.
-PGO_RUNS := workloads/quickstart.yaml:run.duration_us=10000 \
+PGO_RUNS := workloads/quickstart.yaml:run.duration_us=40000 \
             workloads/bind-rate-vs-qps.yaml:run.seed=1 \
             workloads/rdma-read-write.yaml:run.seed=1 \
             workloads/registermr-latency-vs-size.yaml:run.seed=1 \
