@@ -192,7 +192,7 @@ func (d *TickDriver) Wake() {
 	// queue, written out: on the paths of most wakes its call costs more
 	// than its lines.
 	at := d.edgeFor(e.now)
-	k := e.Reserve(at, PrioTick)
+	k := e.place(at, PrioTick) // queued at once: no hold
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
@@ -217,7 +217,7 @@ func (d *TickDriver) WakeAt(t Tick) {
 		d.supersede()
 	}
 	// queue, written out as in Wake.
-	k := e.Reserve(at, PrioTick)
+	k := e.place(at, PrioTick) // queued at once: no hold
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
@@ -242,6 +242,7 @@ func (d *TickDriver) reserveQuiet(at Tick) bool {
 		d.pendH = e.pushTracked(k, d, uint64(at))
 		return true
 	}
+	e.hold(at)
 	d.quiet, d.quietAt, d.quietKey = true, at, k
 	return true
 }
@@ -284,6 +285,7 @@ func (d *TickDriver) settleQuiet() bool {
 func (d *TickDriver) supersede() {
 	e := d.eng
 	if e.Virtual(d.pendKey) && e.remove(d.pendH, d.pendAt) {
+		e.hold(d.pendAt)
 		d.ghosts = append(d.ghosts, d.pendKey)
 	}
 }
@@ -321,9 +323,10 @@ func (d *TickDriver) queue(at Tick) {
 	d.pendH = d.eng.pushTracked(k, d, uint64(at))
 }
 
-// keyFor reserves the key of a tick at at.
+// keyFor reserves the key of a tick at at, at or after now; its caller
+// holds at (Engine.hold) unless it queues the key at once.
 func (d *TickDriver) keyFor(at Tick) Key {
-	k := d.eng.Reserve(at, PrioTick)
+	k := d.eng.place(at, PrioTick)
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
@@ -389,12 +392,13 @@ func (d *TickDriver) arrival(at Tick) {
 	if d.quiet && at <= d.quietAt { // at's edge is at or before the quiet tick
 		d.unquiet() // the message may be taken at the quiet tick
 	}
-	k := d.eng.Reserve(at, PrioDeliver)
+	k := d.eng.place(at, PrioDeliver) // at is now plus the port's latency
 	if d.dueBy(at) && d.eng.Virtual(k) {
 		if d.idle && at > d.pendAt {
 			d.eng.ScheduleKey(k, &d.woken, 0)
 			return
 		}
+		d.eng.hold(at)
 		d.arrivals = append(d.arrivals, k)
 		return
 	}
@@ -438,7 +442,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 	}
 	e := d.eng
 	at := d.edgeFor(max(t, e.now))
-	k := e.Reserve(at, PrioTick) // keyFor, written out as in Wake
+	k := e.place(at, PrioTick) // keyFor, written out as in Wake
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
@@ -447,6 +451,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 		d.pendH = e.pushTracked(k, d, uint64(at))
 		return
 	}
+	e.hold(at)
 	d.pendH = handle{}
 	d.idle = true
 }
@@ -466,6 +471,7 @@ func (d *TickDriver) ReserveIdle() bool {
 	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
 		return false
 	}
+	e.hold(d.pendAt)
 	d.pendH = handle{}
 	d.idle = true
 	return true

@@ -125,13 +125,23 @@ func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 // same event for event, only the events that did nothing are not run. A key
 // that Virtual refuses must be scheduled at once.
 func (e *Engine) Reserve(at Tick, prio Priority) Key {
-	if at < e.now {
-		at = e.now
-	}
+	at = max(at, e.now)
+	e.hold(at)
+	return e.place(at, prio)
+}
+
+// place is Reserve for a time at or after Now that its caller records
+// with hold unless it schedules the key at once (a scheduled event runs
+// before Run returns, so its time needs no record): the tick driver's
+// path, whose times are never before Now.
+func (e *Engine) place(at Tick, prio Priority) Key { return Key{at, e.nextOrd(prio)} }
+
+// hold records at as the time of an event reserved and not scheduled, or
+// taken out of the queue: time ends no earlier when Run returns.
+func (e *Engine) hold(at Tick) {
 	if at > e.maxAt {
 		e.maxAt = at
 	}
-	return Key{at, e.nextOrd(prio)}
 }
 
 // Virtual reports whether an event reserved at k may stay unscheduled: no
