@@ -306,6 +306,13 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 	return !h.waiting && h.readyAt <= now
 }
 
+// IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
+// finds the tick IdleTick stands for passed.
+func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
+	s.IdleTick(at)
+	return s.IdleOnWake(now)
+}
+
 // QuietAt reports whether a tick at at, before the pending tick at
 // pending, would do nothing and ask for the pending tick again: no item
 // to emit or stalled, none it may take (in its accept interval, full, or

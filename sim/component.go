@@ -121,6 +121,9 @@ type IdleTicker interface {
 type WakeIdler interface {
 	IdleTicker
 	IdleOnWake(now Tick) bool
+	// IdleTickOnWake is IdleTick(at) then IdleOnWake(now) in one call:
+	// a wake finding that the reserved idle tick at at has passed.
+	IdleTickOnWake(at, now Tick) bool
 }
 
 // arrivalWake wakes its driver when a message arriving on one of the
@@ -168,10 +171,18 @@ func (d *TickDriver) QuietTicks() uint64 {
 func (d *TickDriver) Wake() {
 	e := d.eng
 	if d.idle { // touch, written out: most wakes of a reserved tick settle it
-		if e.Passed(d.pendKey) {
-			d.settleIdle()
-		} else {
+		switch {
+		case !e.Passed(d.pendKey):
 			d.queueIdle()
+		case d.wakeIdler == nil:
+			d.settleIdle()
+		case d.wakeIdler.IdleTickOnWake(d.idleRan(), e.now):
+			// settleIdle and the question below in one call; nothing
+			// is pending or quiet now.
+			d.WakeIdle(e.now)
+			return
+		default:
+			goto queue
 		}
 	}
 	if d.quiet {
@@ -191,6 +202,7 @@ func (d *TickDriver) Wake() {
 	}
 	// queue, written out: on the paths of most wakes its call costs more
 	// than its lines.
+queue:
 	at := d.edgeFor(e.now)
 	k := e.place(at, PrioTick) // queued at once: no hold
 	if len(d.ghosts) > 0 {
@@ -509,13 +521,16 @@ func (d *TickDriver) Settle() {
 // settleIdle runs the reserved idle tick, whose place has passed. The
 // reserved arrivals are all at or before it (none was reserved when it
 // was, and arrival queues a later one at once): they are forgotten.
-func (d *TickDriver) settleIdle() {
+func (d *TickDriver) settleIdle() { d.idler.IdleTick(d.idleRan()) }
+
+// idleRan counts the reserved idle tick, whose place has passed, as run,
+// all but its IdleTick, and returns its time.
+func (d *TickDriver) idleRan() Tick {
 	d.idle = false
 	d.pending = false
 	at := d.pendAt
 	d.lastTick = at
 	d.ticks++
-	d.idler.IdleTick(at)
 	if Invariants {
 		for _, k := range d.arrivals {
 			if k.at > at {
@@ -524,4 +539,5 @@ func (d *TickDriver) settleIdle() {
 		}
 	}
 	d.arrivals = d.arrivals[:0]
+	return at
 }

@@ -16,6 +16,10 @@ type wakeIdleTicker struct {
 func (c *wakeIdleTicker) Tick(now Tick) bool   { c.ticks = append(c.ticks, now); return false }
 func (c *wakeIdleTicker) IdleTick(at Tick)     { c.idleTicks = append(c.idleTicks, at) }
 func (c *wakeIdleTicker) IdleOnWake(Tick) bool { return c.idle }
+func (c *wakeIdleTicker) IdleTickOnWake(at, now Tick) bool {
+	c.IdleTick(at)
+	return c.IdleOnWake(now)
+}
 
 // newIdleDriver returns an engine (one that leaves nothing out when all
 // is set) and a wakeIdleTicker driven on a 1000 ps clock.
