@@ -279,17 +279,29 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 // that may have changed since.
 func (s *stage) IdleTick(now sim.Tick) {
 	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= now {
-		s.out.Refused++
-		if !s.stalled {
-			s.stalled, s.stallSince = true, now
-			s.st.OutStalls++
-		}
+		s.outStall(now)
 	}
 	if s.writeStall {
-		s.writeStall = false
-		s.st.AcceptStalls++
-		s.writer.countStall()
+		s.countWriteStall()
 	}
+}
+
+// outStall counts an idle tick whose head item found the output queue
+// full.
+func (s *stage) outStall(now sim.Tick) {
+	s.out.Refused++
+	if !s.stalled {
+		s.stalled, s.stallSince = true, now
+		s.st.OutStalls++
+	}
+}
+
+// countWriteStall counts the stall of an accept that found no TPT write
+// slot (reserveWriteStall).
+func (s *stage) countWriteStall() {
+	s.writeStall = false
+	s.st.AcceptStalls++
+	s.writer.countStall()
 }
 
 // IdleOnWake reports whether a tick at the edge of now can only do what
@@ -309,7 +321,13 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 // IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
 // finds the tick IdleTick stands for passed.
 func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
-	s.IdleTick(at)
+	// IdleTick, written out: a call would cost more than its lines.
+	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= at {
+		s.outStall(at)
+	}
+	if s.writeStall {
+		s.countWriteStall()
+	}
 	return s.IdleOnWake(now)
 }
 
