@@ -89,11 +89,10 @@ type tx struct {
 	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
-	lit      bool // the meter's level is 1: a burst that follows another at once leaves it so
-	starting bool // inside start: a source woke a client that kicked
-	startAt  sim.Tick
-	cur      burst // on the wire
-	fin      burst // just finished, arriving at once (no latency)
+	lit      bool    // the meter's level is 1: a burst that follows another at once leaves it so
+	starting bool    // inside start: a source woke a client that kicked
+	cur      *flight // the burst on the wire or next, in the slot after those in flight (ring.spare)
+	fin      burst   // just finished, arriving at once (no latency)
 	inflight ring[flight]
 	late     int // bursts in flight whose TLP the far end takes on arrival
 
@@ -289,7 +288,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	}
 	t.idleACK(now)
 	var n uint64
-	b := &t.cur
+	b := &t.cur.b
 	b.hasTLP, b.hasFC = false, false
 	// Link-layer traffic that fell due, ahead of the next TLP.
 	if forced || t.sinceSKP >= SKPIntervalBytes || t.sinceACK >= t.interval || t.sinceFC >= t.interval {
@@ -332,7 +331,6 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	st.WireBytes += n
 	st.BusyPS += uint64(d)
 	t.busy = true
-	t.startAt = now
 	if !t.lit {
 		t.meter.Set(now, 1)
 		t.lit = true
@@ -388,7 +386,7 @@ func (t *tx) end(now sim.Tick) {
 	t.peer.settleArrivals() // the peer's quiet arrivals before now are this one's bookkeeping
 	t.busy = false
 	if t.latency == 0 {
-		t.fin = t.cur
+		t.fin = t.cur.b
 		t.arrive(now, &t.fin, false)
 	} else {
 		t.launch(now)
