@@ -42,8 +42,8 @@ type receiver interface {
 // ordered sets that fell due, then at most one TLP.
 type burst struct {
 	hasTLP bool
-	t      tlp
 	hasFC  bool
+	t      tlp
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
 }
 
