@@ -510,7 +510,7 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 		w.outstanding--
 		if w.addr == w.end && w.outstanding == 0 {
 			done, darg := w.done, w.arg
-			*w = writeOp{}
+			w.done = nil // write sets every other field; this holds no reference
 			t.freeWrites = append(t.freeWrites, id)
 			t.writesM.Set(now, uint64(len(t.writes)-len(t.freeWrites)))
 			t.Stats.WritesDone++

@@ -28,8 +28,14 @@ type flight struct {
 // sees them in order.
 func (t *tx) launch(now sim.Tick) {
 	k := t.eng.Reserve(now+t.latency, sim.PrioDeliver)
-	f := t.inflight.pushSlot()
-	f.b, f.k, f.early = t.cur, k, false
+	// start filled in the burst in place; the next one goes after it.
+	r, f := &t.inflight, t.cur
+	if r.n++; r.n == len(r.buf) {
+		r.grow()
+		f = &r.buf[r.n-1]
+	}
+	t.cur = &r.buf[(r.head+r.n)&(len(r.buf)-1)]
+	f.k, f.early = k, false
 	if f.b.hasTLP {
 		if t.late == 0 && t.rx.early(now, k.At(), &f.b.t) {
 			f.early = true

@@ -42,13 +42,14 @@ type dmaReq struct {
 	seq    uint64
 }
 
-// set makes r a new request, every field set: field by field, which is
-// cheaper than assigning a whole value that holds a pointer.
+// set makes r a new request, every field set but cutAt and seq, which it
+// gets when it starts on a channel (startNext), before anything reads
+// them: field by field, which is cheaper than assigning a whole value that
+// holds a pointer.
 func (r *dmaReq) set(write, msix bool, addr, bytes uint64, done sim.Handler, arg uint64, called sim.Tick) {
 	r.write, r.msix, r.addr, r.bytes = write, msix, addr, bytes
 	r.off, r.taken, r.recv = 0, 0, 0
 	r.done, r.arg, r.called = done, arg, called
-	r.cutAt, r.seq = 0, 0
 }
 
 type tagEntry struct {

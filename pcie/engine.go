@@ -55,7 +55,7 @@ func (e channelFree) Handle(now sim.Tick, arg uint64) {
 	p := e.p
 	p.settle()
 	p.busy--
-	p.meter.Set(now, uint64(p.busy))
+	// startNext sets the meter's level at now.
 	p.startNext(now)
 }
 

@@ -23,17 +23,24 @@ func (r *ring[T]) push(v T) {
 	r.n++
 }
 
-// pushSlot appends a value left as it was (a caller sets every field)
-// and returns a pointer to it, valid until the ring next grows: a caller
-// fills a large value in place.
-func (r *ring[T]) pushSlot() *T {
-	if r.n == len(r.buf) {
-		var zero T
-		r.push(zero)
-	} else {
-		r.n++
+// grow doubles the buffer, keeping the values in order.
+func (r *ring[T]) grow() {
+	nb := make([]T, max(8, 2*len(r.buf)))
+	for i := 0; i < r.n; i++ {
+		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 	}
-	return &r.buf[(r.head+r.n-1)&(len(r.buf)-1)]
+	r.buf, r.head = nb, 0
+}
+
+// spare returns a pointer to the slot the next value goes in, growing the
+// ring if it is full: a caller fills a large value there in place and
+// then counts it in (n++, growing the ring if that fills it). The pointer
+// stays valid until the ring next grows; drop and pop leave it in place.
+func (r *ring[T]) spare() *T {
+	if r.n == len(r.buf) {
+		r.grow()
+	}
+	return &r.buf[(r.head+r.n)&(len(r.buf)-1)]
 }
 
 // slot returns a pointer to the k-th oldest value (0 <= k < len), valid

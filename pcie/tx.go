@@ -42,8 +42,8 @@ type receiver interface {
 // ordered sets that fell due, then at most one TLP.
 type burst struct {
 	hasTLP bool
-	t      tlp
 	hasFC  bool
+	t      tlp
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
 }
 
@@ -82,18 +82,22 @@ type tx struct {
 	ocl    fcClass // the class of the source besides the posted one
 	cred   credits
 
-	sinceACK, sinceFC, sinceSKP uint64
-	owedACK, owedFC             bool
-	ackPending                  bool // an idle transmitter owes an ACK due at ackDueAt
-	ackDueAt                    sim.Tick
-	fcRet                       [classCount][2]uint64 // credits to return for the peer direction's TLPs
+	// Link traffic falls due by bytes sent: an ACK and an UpdateFC each
+	// interval bytes, an SKP ordered set each SKPIntervalBytes. sent counts
+	// the bytes put on the wire; each kind falls due when sent reaches its
+	// mark, and dueAt is the earliest mark (one test per burst).
+	sent, dueAt        uint64
+	ackAt, fcAt, skpAt uint64
+	owedACK, owedFC    bool
+	ackPending         bool // an idle transmitter owes an ACK due at ackDueAt
+	ackDueAt           sim.Tick
+	fcRet              [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
-	lit      bool // the meter's level is 1: a burst that follows another at once leaves it so
-	starting bool // inside start: a source woke a client that kicked
-	startAt  sim.Tick
-	cur      burst // on the wire
-	fin      burst // just finished, arriving at once (no latency)
+	lit      bool    // the meter's level is 1: a burst that follows another at once leaves it so
+	starting bool    // inside start: a source woke a client that kicked
+	cur      *flight // the burst on the wire or next, in the slot after those in flight (ring.spare)
+	fin      burst   // just finished, arriving at once (no latency)
 	inflight ring[flight]
 	late     int // bursts in flight whose TLP the far end takes on arrival
 
@@ -174,7 +178,8 @@ func (t *tx) sendIdleACK() {
 		return
 	}
 	t.owedACK = false
-	t.sinceACK = 0
+	t.ackAt = t.sent + t.interval
+	t.setDue()
 	t.st.ACKs++
 	t.st.DLLPBytes += DLLPBytes
 	t.st.WireBytes += DLLPBytes
@@ -289,10 +294,10 @@ func (t *tx) start(now sim.Tick, forced bool) {
 	}
 	t.idleACK(now)
 	var n uint64
-	b := &t.cur
+	b := &t.cur.b
 	b.hasTLP, b.hasFC = false, false
 	// Link-layer traffic that fell due, ahead of the next TLP.
-	if forced || t.sinceSKP >= SKPIntervalBytes || t.sinceACK >= t.interval || t.sinceFC >= t.interval {
+	if forced || t.sent >= t.dueAt {
 		n = t.linkTraffic(b, forced)
 	}
 	p, cl, wake := t.pick(now)
@@ -324,15 +329,15 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		return
 	}
 	t.ackPending = false // a busy transmitter's own ACKs cover what it owes
-	t.sinceACK += n
-	t.sinceFC += n
-	t.sinceSKP += n
+	// The one count of bytes sent brings every kind of link traffic nearer
+	// its mark.
+	t.sent += n
 	d := t.ser.Ticks(n)
 	st := t.st
 	st.WireBytes += n
 	st.BusyPS += uint64(d)
 	t.busy = true
-	t.startAt = now
+	// A burst that follows another at once leaves the meter's level at 1.
 	if !t.lit {
 		t.meter.Set(now, 1)
 		t.lit = true
@@ -345,8 +350,8 @@ func (t *tx) start(now sim.Tick, forced bool) {
 // transmitter owes.
 func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
 	var n uint64
-	for t.sinceSKP >= SKPIntervalBytes {
-		t.sinceSKP -= SKPIntervalBytes
+	for t.sent >= t.skpAt {
+		t.skpAt += SKPIntervalBytes
 		n += SKPBytes
 		t.st.SKPs++
 		t.st.SKPBytes += SKPBytes
@@ -354,22 +359,18 @@ func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
 	// A busy transmitter sends one ACK and one UpdateFC per interval bytes
 	// of its own link time; an idle one sends what it owes when its timer
 	// fires.
-	for t.sinceACK >= t.interval {
-		if t.sinceACK >= t.interval {
-			t.sinceACK -= t.interval
-		} else {
-			t.sinceACK = 0
-		}
+	for t.sent >= t.ackAt {
+		t.ackAt += t.interval
 		t.owedACK = false
 		n += DLLPBytes
 		t.st.ACKs++
 		t.st.DLLPBytes += DLLPBytes
 	}
-	for t.sinceFC >= t.interval || (forced && t.owedFC) {
-		if t.sinceFC >= t.interval {
-			t.sinceFC -= t.interval
+	for t.sent >= t.fcAt || (forced && t.owedFC) {
+		if t.sent >= t.fcAt {
+			t.fcAt += t.interval
 		} else {
-			t.sinceFC = 0
+			t.fcAt = t.sent + t.interval
 		}
 		if t.owedFC {
 			b.hasFC = true
@@ -381,14 +382,19 @@ func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
 		t.st.UpdateFCs++
 		t.st.DLLPBytes += DLLPBytes
 	}
+	t.setDue()
 	return n
 }
+
+// setDue sets dueAt, the earliest mark of link traffic, after a mark
+// moved.
+func (t *tx) setDue() { t.dueAt = min(t.ackAt, t.fcAt, t.skpAt) }
 
 func (t *tx) end(now sim.Tick) {
 	t.peer.settleArrivals() // the peer's quiet arrivals before now are this one's bookkeeping
 	t.busy = false
 	if t.latency == 0 {
-		t.fin = t.cur
+		t.fin = t.cur.b
 		t.arrive(now, &t.fin, false)
 	} else {
 		t.launch(now)
