@@ -78,19 +78,17 @@ bench-compare: bench
 # The CPU profile that go build and go run use for profile-guided
 # optimisation of cmd/nicsim (docs/kernel.md, "Profile-guided build"):
 # the workloads a user runs most, profiled by nicsim itself and merged.
-PGO_RUNS := workloads/quickstart.yaml:run.duration_us=40000 \
-            workloads/bind-rate-vs-qps.yaml:run.seed=1 \
-            workloads/rdma-read-write.yaml:run.seed=1 \
-            workloads/registermr-latency-vs-size.yaml:run.seed=1 \
-            workloads/fastreg-inline-vs-dma.yaml:run.seed=1
+PGO_FILES := bind-rate-vs-qps rdma-read-write registermr-latency-vs-size fastreg-inline-vs-dma
+PGO_FLAGS := --profile cpu --no-plots --quiet --force
 
 pgo:
 	@rm -rf $(BIN)/pgo && mkdir -p $(BIN)/pgo
 	$(GO) build -pgo=off -o $(BIN)/pgo/nicsim ./cmd/nicsim
-	@i=0; for r in $(PGO_RUNS); do i=$$((i+1)); \
-	  $(BIN)/pgo/nicsim run $${r%%:*} --set $${r#*:} --profile cpu --no-plots --quiet --force --out $(BIN)/pgo/run$$i || exit 1; \
+	$(BIN)/pgo/nicsim run workloads/quickstart.yaml --set run.duration_us=40000 $(PGO_FLAGS) --out $(BIN)/pgo/quickstart
+	@for f in $(PGO_FILES); do \
+	  $(BIN)/pgo/nicsim run workloads/$$f.yaml $(PGO_FLAGS) --out $(BIN)/pgo/$$f || exit 1; \
 	done
-	$(GO) tool pprof -proto $(BIN)/pgo/run*/cpu.pprof > cmd/nicsim/default.pgo
+	$(GO) tool pprof -proto $(BIN)/pgo/*/cpu.pprof > cmd/nicsim/default.pgo
 	@echo "pgo: wrote cmd/nicsim/default.pgo; rebuild and compare before committing"
 
 # The scale run of docs/scaling.md, with its wall time and peak memory
