@@ -215,7 +215,7 @@ func (d *DMA) visible(now sim.Tick, i uint32) {
 		s.WriteLatencyPS.Record(uint64(now - r.called))
 	}
 	done, arg := r.done, r.arg
-	d.release(i)
+	r.done, d.free = nil, append(d.free, i) // release(i), without indexing again
 	if done != nil {
 		done.Handle(now, arg)
 	}
