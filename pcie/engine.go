@@ -21,6 +21,9 @@ import (
 // requested before it.
 type path struct {
 	d      *DMA
+	eng    *sim.Engine // the link's, and
+	up     *tx         // its upstream transmitter, without going through d
+	addr64 bool        // the link's Spec.Addr64
 	write  bool
 	depth  int // requests accepted and not yet fully taken by the link, at most
 	queued int // such requests now (MSI-X excluded)
@@ -62,7 +65,7 @@ func (e channelFree) Handle(now sim.Tick, arg uint64) {
 // channelEnd is the end of a channel started now, at at: an event when a
 // request waits for a channel, otherwise a reserved place (frees).
 func (p *path) channelEnd(at sim.Tick) {
-	eng := p.d.l.eng
+	eng := p.eng
 	k := eng.Reserve(at, sim.PrioDefault)
 	if p.waiting() || !eng.Virtual(k) {
 		eng.ScheduleKey(k, p.freeEv, 0)
@@ -86,7 +89,7 @@ func (p *path) channelEnd(at sim.Tick) {
 // settle counts the reserved channel ends whose place has passed: each
 // frees its channel at its time.
 func (p *path) settle() {
-	eng := p.d.l.eng
+	eng := p.eng
 	i := p.freeHead
 	for ; i < len(p.frees); i++ {
 		k := p.frees[i]
@@ -106,14 +109,14 @@ func (p *path) settle() {
 // waits for a channel.
 func (p *path) queueFrees() {
 	for _, k := range p.frees[p.freeHead:] {
-		p.d.l.eng.ScheduleKey(k, p.freeEv, 0)
+		p.eng.ScheduleKey(k, p.freeEv, 0)
 	}
 	p.frees, p.freeHead = p.frees[:0], 0
 }
 
 func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
 	s := d.l.spec
-	p := path{d: d, write: write, clock: clock}
+	p := path{d: d, eng: d.l.eng, up: d.l.up, addr64: s.Addr64, write: write, clock: clock}
 	if write {
 		p.depth, p.channels, p.unit = s.DMAWriteQueueDepth, s.DMAWriteChannels, uint64(s.MPSBytes)
 		p.reqTicks, p.perCycle = clock.CyclesToTicks(sim.Cycles(s.WriteRequestCycles)), uint64(s.WriteTLPsPerCycle)
@@ -174,7 +177,7 @@ func (p *path) startNext(now sim.Tick) {
 		if !r.msix {
 			r.cutAt += p.reqTicks
 		}
-		r.seq = p.d.l.up.nextSeq()
+		r.seq = p.up.nextSeq()
 		started = true
 		if free := s + hold; free > now {
 			p.busy++
@@ -186,7 +189,7 @@ func (p *path) startNext(now sim.Tick) {
 	}
 	p.meter.Set(now, uint64(p.busy))
 	if started {
-		p.d.l.up.kick()
+		p.up.kick()
 	}
 }
 
@@ -216,14 +219,14 @@ func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	cur := r.addr + r.off
 	n := min(r.bytes-r.off, p.unit-cur&(p.unit-1))
 	if p.write {
-		p.scratch = tlp{kind: KindMWr, class: classP, addr64: d.l.spec.Addr64 && !r.msix, msix: r.msix,
+		p.scratch = tlp{kind: KindMWr, class: classP, addr64: p.addr64 && !r.msix, msix: r.msix,
 			payload: n, addr: cur, seq: r.seq, ref: i, last: r.off+n == r.bytes}
 		return &p.scratch, 0
 	}
 	if !d.tagFree(now) {
 		return nil, sim.MaxTick
 	}
-	p.scratch = tlp{kind: KindMRd, class: classNP, addr64: d.l.spec.Addr64, reqBytes: n, addr: cur,
+	p.scratch = tlp{kind: KindMRd, class: classNP, addr64: p.addr64, reqBytes: n, addr: cur,
 		seq: r.seq, ref: i, last: r.off+n == r.bytes}
 	return &p.scratch, 0
 }
