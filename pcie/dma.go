@@ -12,6 +12,8 @@ import (
 // last completion byte arrives.
 type DMA struct {
 	l        *Link
+	eng      *sim.Engine // l's, and
+	stats    *Stats      // l's statistics, without going through l
 	reqs     []dmaReq
 	free     []uint32
 	rd, wr   path
@@ -64,7 +66,7 @@ type visibleEvent struct{ d *DMA }
 func (e visibleEvent) Handle(now sim.Tick, arg uint64) { e.d.visible(now, uint32(arg)) }
 
 func newDMA(l *Link, clock sim.ClockDomain) *DMA {
-	d := &DMA{l: l}
+	d := &DMA{l: l, eng: l.eng, stats: &l.stats}
 	d.rd = newPath(d, false, clock)
 	d.wr = newPath(d, true, clock)
 	d.rd.freeEv, d.wr.freeEv = channelFree{&d.rd}, channelFree{&d.wr}
@@ -130,7 +132,7 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	if bytes-1 >= TransferBytesMax || addr+bytes < addr || p.queued >= p.depth {
 		return d.refuse(p, addr, bytes)
 	}
-	now := d.l.eng.Now()
+	now := d.eng.Now()
 	i := d.alloc()
 	d.reqs[i].set(p.write, false, addr, bytes, done, arg, now)
 	p.queued++
@@ -200,12 +202,12 @@ func (d *DMA) visibleAt(now, at sim.Tick, i uint32) {
 		d.visible(now, i)
 		return
 	}
-	d.l.eng.After(at-now, sim.PrioDeliver, d.visEv, uint64(i))
+	d.eng.After(at-now, sim.PrioDeliver, d.visEv, uint64(i))
 }
 
 func (d *DMA) visible(now sim.Tick, i uint32) {
 	r := &d.reqs[i]
-	s := &d.l.stats
+	s := d.stats
 	if r.msix {
 		d.msixQ--
 		s.MSIXs++

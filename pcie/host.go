@@ -16,6 +16,7 @@ import "github.com/nicsim/nicsim/sim"
 // after hostMem.writeArrived's delay.
 type host struct {
 	l         *Link
+	dma       *DMA // l's
 	mem       *hostMem
 	perBytePS float64
 	mps, rcb  uint64
@@ -40,7 +41,7 @@ type hostJob struct {
 var _ receiver = (*host)(nil)
 
 func newHost(l *Link, mem *hostMem) *host {
-	return &host{l: l, mem: mem,
+	return &host{l: l, dma: l.dma, mem: mem,
 		perBytePS: l.spec.HostReadLatencyPerByteNS * 1000,
 		mps:       uint64(l.spec.MPSBytes), rcb: uint64(l.spec.RCBBytes),
 		rcbSplit: l.spec.CompletionSplit == SplitRCB}
@@ -61,12 +62,12 @@ func (h *host) receive(now sim.Tick, t *tlp) {
 		h.l.down.kick()
 	case KindMWr:
 		if t.msix {
-			h.l.dma.visibleAt(now, h.mem.interrupt(now), t.ref)
+			h.dma.visibleAt(now, h.mem.interrupt(now), t.ref)
 			return
 		}
 		vis := h.mem.writeArrived(now, t.addr, t.payload)
 		if t.last {
-			h.l.dma.visibleAt(now, vis, t.ref)
+			h.dma.visibleAt(now, vis, t.ref)
 		}
 	}
 }
@@ -85,7 +86,7 @@ func (h *host) early(now, at sim.Tick, t *tlp) bool {
 		if m.lastVis <= at {
 			return false
 		}
-		h.l.dma.visibleAt(now, m.interrupt(at), t.ref)
+		h.dma.visibleAt(now, m.interrupt(at), t.ref)
 		return true
 	}
 	delay := m.visDelay(t.payload)
@@ -94,7 +95,7 @@ func (h *host) early(now, at sim.Tick, t *tlp) bool {
 	}
 	vis := m.writeArrivedIn(at, t.addr, t.payload, delay)
 	if t.last {
-		h.l.dma.visibleAt(now, vis, t.ref)
+		h.dma.visibleAt(now, vis, t.ref)
 	}
 	return true
 }
