@@ -219,15 +219,15 @@ func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	cur := r.addr + r.off
 	n := min(r.bytes-r.off, p.unit-cur&(p.unit-1))
 	if p.write {
-		p.scratch = tlp{kind: KindMWr, class: classP, addr64: p.addr64 && !r.msix, msix: r.msix,
-			payload: n, addr: cur, seq: r.seq, ref: i, last: r.off+n == r.bytes}
+		p.scratch.set(KindMWr, classP, p.addr64 && !r.msix, r.off+n == r.bytes, r.msix,
+			n, 0, cur, 0, i, r.seq)
 		return &p.scratch, 0
 	}
 	if !d.tagFree(now) {
 		return nil, sim.MaxTick
 	}
-	p.scratch = tlp{kind: KindMRd, class: classNP, addr64: p.addr64, reqBytes: n, addr: cur,
-		seq: r.seq, ref: i, last: r.off+n == r.bytes}
+	p.scratch.set(KindMRd, classNP, p.addr64, r.off+n == r.bytes, false,
+		0, n, cur, 0, i, r.seq)
 	return &p.scratch, 0
 }
 

@@ -88,7 +88,7 @@ func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 		return nil, ready
 	}
 	m.next = ready
-	m.scratch = tlp{kind: KindMWr, class: classP, payload: n, addr: cur, seq: r.seq, last: r.off+n == r.bytes}
+	m.scratch.set(KindMWr, classP, false, r.off+n == r.bytes, false, n, 0, cur, 0, 0, r.seq)
 	return &m.scratch, 0
 }
 

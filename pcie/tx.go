@@ -18,6 +18,14 @@ type tlp struct {
 	seq      uint64 // age, for the ordering rules
 }
 
+// set makes t a TLP, field by field: cheaper than assigning a composite
+// literal, which is built in a temporary and then copied.
+func (t *tlp) set(kind Kind, class fcClass, addr64, last, msix bool, payload, reqBytes, addr uint64, tag, ref uint32, seq uint64) {
+	t.kind, t.class, t.addr64, t.last, t.msix = kind, class, addr64, last, msix
+	t.payload, t.reqBytes, t.addr = payload, reqBytes, addr
+	t.tag, t.ref, t.seq = tag, ref, seq
+}
+
 // A source offers a transmitter the TLPs of one flow-control class:
 // peek(now) returns its next TLP if it may go at now, or nil and the time
 // it will be ready (sim.MaxTick when that depends on another event); take
