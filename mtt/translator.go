@@ -299,7 +299,8 @@ func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly boo
 	r.Start = t.eng.Now()
 	r.Pages = r.Pages[:0]
 	r.Offset = 0
-	t.slots[id] = slot{req: r, done: done, arg: arg, phase: tabMPT, line: t.lay.mptLine(r.Token.Index()), next: -1, mptOnly: mptOnly}
+	s := &t.slots[id] // zero (finish clears it): only what is not zero is set, field by field
+	s.req, s.done, s.arg, s.line, s.next, s.mptOnly = r, done, arg, t.lay.mptLine(r.Token.Index()), -1, mptOnly
 	t.tabs[tabMPT].ready.push(id)
 	t.drv.Wake()
 	return nil
@@ -565,7 +566,7 @@ func (t *Translator) advance(id uint32, now sim.Tick) {
 func (t *Translator) finish(id uint32, now sim.Tick, reason Reason) {
 	s := &t.slots[id]
 	r, done, arg := s.req, s.done, s.arg
-	*s = slot{}
+	*s = slot{} // a free slot is zero (start sets only what is not)
 	t.freeSlots = append(t.freeSlots, id)
 	if t.refused {
 		t.refused = false
