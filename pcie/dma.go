@@ -63,8 +63,6 @@ type tagEntry struct {
 // visibleEvent runs when a DMA write or an MSI-X is visible in the host.
 type visibleEvent struct{ d *DMA }
 
-func (e visibleEvent) Handle(now sim.Tick, arg uint64) { e.d.visible(now, uint32(arg)) }
-
 func newDMA(l *Link, clock sim.ClockDomain) *DMA {
 	d := &DMA{l: l, eng: l.eng, stats: &l.stats}
 	d.rd = newPath(d, false, clock)
@@ -199,13 +197,16 @@ func (l *Link) MSIX(done sim.Handler, arg uint64) error {
 // it visible: now, or in an event then.
 func (d *DMA) visibleAt(now, at sim.Tick, i uint32) {
 	if at == now {
-		d.visible(now, i)
+		d.visEv.Handle(now, uint64(i))
 		return
 	}
 	d.eng.After(at-now, sim.PrioDeliver, d.visEv, uint64(i))
 }
 
-func (d *DMA) visible(now sim.Tick, i uint32) {
+// Handle ends write (or MSI-X) request arg, now visible in the host; the
+// event's handler itself, not a call to a method of the DMA engine.
+func (e visibleEvent) Handle(now sim.Tick, arg uint64) {
+	d, i := e.d, uint32(arg)
 	r := &d.reqs[i]
 	s := d.stats
 	if r.msix {
