@@ -134,7 +134,8 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	i := d.alloc()
 	d.reqs[i].set(p.write, false, addr, bytes, done, arg, now)
 	p.queued++
-	p.enqueue(now, i)
+	p.reqs.push(i) // enqueue, without the call
+	p.startNext(now)
 	return nil
 }
 
