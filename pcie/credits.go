@@ -11,6 +11,7 @@ type credits struct {
 	limit  [classCount][2]uint64 // [class][0 header, 1 data]; 0 = infinite
 	room   [classCount][2]uint64 // limit, or the largest uint64 for an infinite pool
 	used   [classCount][2]uint64
+	finite [classCount][2]uint64     // all ones for a finite pool, 0 for an infinite one: a mask
 	meters [classCount][2]*sim.Meter // credits in use of each finite pool (nil: infinite)
 }
 
@@ -21,9 +22,9 @@ func newCredits(ph, pd, nph, npd, cplh, cpld int) credits {
 	c.limit[classCpl] = [2]uint64{uint64(cplh), uint64(cpld)}
 	for cl := range c.limit {
 		for i, l := range c.limit[cl] {
-			c.room[cl][i] = l
+			c.room[cl][i], c.finite[cl][i] = l, ^uint64(0)
 			if l == 0 {
-				c.room[cl][i] = ^uint64(0)
+				c.room[cl][i], c.finite[cl][i] = ^uint64(0), 0
 			}
 		}
 	}
@@ -84,11 +85,6 @@ func (c *credits) give(now sim.Tick, used *uint64, m *sim.Meter, n uint64) {
 // for classes with infinite credits.
 func (c *credits) returnable(cl fcClass, payload uint64) (h, d uint64) {
 	h, d = need(payload)
-	if c.limit[cl][0] == 0 {
-		h = 0
-	}
-	if c.limit[cl][1] == 0 {
-		d = 0
-	}
-	return h, d
+	m := &c.finite[cl]
+	return h & m[0], d & m[1]
 }
