@@ -233,13 +233,15 @@ func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 	// Both heads first, then the choice: the choice's state stays in
 	// registers, not saved around each source's call.
 	var p, o *tlp
-	var pAt, oAt sim.Tick
+	pAt, oAt := sim.MaxTick, sim.MaxTick
 	if t.down {
 		p, pAt = t.mm.peek(now)
 		o, oAt = t.hs.peek(now)
 	} else {
 		p, pAt = t.wr.peek(now)
-		o, oAt = t.rd.peek(now)
+		if t.rd.lane > 0 { // peek, with no call for the read lane, mostly empty
+			o, oAt = t.rd.peekHead(now)
+		}
 	}
 	wake = sim.MaxTick
 	pBlockedSeq := ^uint64(0)
