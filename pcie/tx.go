@@ -57,8 +57,8 @@ type burst struct {
 
 // Event kinds in the low two bits of a transmitter event's arg; timers
 // carry their time above them so that superseded timers can be ignored.
+// The end of a burst has a handler of its own (txEnd).
 const (
-	evEnd    = 0
 	evArrive = 1
 	evTimer  = 2
 	evWake   = 3
@@ -104,6 +104,7 @@ type tx struct {
 	busy     bool
 	lit      bool    // the meter's level is 1: a burst that follows another at once leaves it so
 	starting bool    // inside start: a source woke a client that kicked
+	endEv    txEnd   // the handler of this transmitter's end of burst
 	cur      *flight // the burst on the wire or next, in the slot after those in flight (ring.spare)
 	fin      burst   // just finished, arriving at once (no latency)
 	inflight ring[flight]
@@ -119,6 +120,12 @@ type tx struct {
 
 var _ sim.Handler = (*tx)(nil)
 
+// txEnd is the end of a transmitter's burst: an event with a handler of
+// its own, which need not dispatch on the event's kind as tx.Handle does.
+type txEnd struct{ t *tx }
+
+func (e txEnd) Handle(now sim.Tick, _ uint64) { e.t.end(now) }
+
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
 
 func (t *tx) bytesTicks(n uint64) sim.Tick {
@@ -128,8 +135,6 @@ func (t *tx) bytesTicks(n uint64) sim.Tick {
 // Handle dispatches the transmitter's events.
 func (t *tx) Handle(now sim.Tick, arg uint64) {
 	switch arg & 3 {
-	case evEnd:
-		t.end(now)
 	case evArrive:
 		t.settleArrivals()
 		t.arriveFlight(now, t.inflight.front())
@@ -352,7 +357,7 @@ func (t *tx) start(now sim.Tick, forced bool) {
 		t.meter.Set(now, 1)
 		t.lit = true
 	}
-	t.eng.After(d, sim.PrioDeliver, t, evEnd)
+	t.eng.After(d, sim.PrioDeliver, t.endEv, 0)
 }
 
 // linkTraffic puts the SKP ordered sets, ACKs and UpdateFCs that fell due
