@@ -53,7 +53,7 @@ func (t *tx) launch(now sim.Tick) {
 	}
 	f.quiet = f.quiet && t.eng.Virtual(k)
 	if !f.quiet {
-		t.eng.ScheduleKey(k, t, evArrive)
+		t.eng.ScheduleKey(k, t.arriveEv, 0)
 	}
 }
 
@@ -65,7 +65,7 @@ func (t *tx) wakeQuiet() {
 		f := t.inflight.slot(i)
 		if f.quiet && !t.eng.Passed(f.k) && (f.b.hasTLP || f.b.hasFC) {
 			f.quiet = false
-			t.eng.ScheduleKey(f.k, t, evArrive)
+			t.eng.ScheduleKey(f.k, t.arriveEv, 0)
 		}
 	}
 }

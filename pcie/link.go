@@ -55,7 +55,7 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	for _, t := range []*tx{l.up, l.down} {
 		t.ivTicks, t.dllpTicks = t.bytesTicks(iv), t.bytesTicks(DLLPBytes)
 		t.cur = t.inflight.spare()
-		t.endEv = txEnd{t}
+		t.endEv, t.arriveEv = txEnd{t}, txArrive{t}
 		t.ackAt, t.fcAt, t.skpAt = iv, iv, SKPIntervalBytes
 		t.setDue()
 	}

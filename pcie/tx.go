@@ -55,13 +55,13 @@ type burst struct {
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
 }
 
-// Event kinds in the low two bits of a transmitter event's arg; timers
-// carry their time above them so that superseded timers can be ignored.
-// The end of a burst has a handler of its own (txEnd).
+// Timer kinds in the low two bits of a transmitter event's arg, with the
+// timer's time above them so that superseded timers can be ignored. The
+// end of a burst and an arrival have handlers of their own (txEnd,
+// txArrive).
 const (
-	evArrive = 1
-	evTimer  = 2
-	evWake   = 3
+	evTimer = 2
+	evWake  = 3
 )
 
 // tx is one direction of the link: a transmitter that serialises TLPs,
@@ -102,11 +102,12 @@ type tx struct {
 	fcRet              [classCount][2]uint64 // credits to return for the peer direction's TLPs
 
 	busy     bool
-	lit      bool    // the meter's level is 1: a burst that follows another at once leaves it so
-	starting bool    // inside start: a source woke a client that kicked
-	endEv    txEnd   // the handler of this transmitter's end of burst
-	cur      *flight // the burst on the wire or next, in the slot after those in flight (ring.spare)
-	fin      burst   // just finished, arriving at once (no latency)
+	lit      bool     // the meter's level is 1: a burst that follows another at once leaves it so
+	starting bool     // inside start: a source woke a client that kicked
+	endEv    txEnd    // the handlers of this transmitter's end of burst
+	arriveEv txArrive // and of an arrival
+	cur      *flight  // the burst on the wire or next, in the slot after those in flight (ring.spare)
+	fin      burst    // just finished, arriving at once (no latency)
 	inflight ring[flight]
 	late     int // bursts in flight whose TLP the far end takes on arrival
 
@@ -126,18 +127,27 @@ type txEnd struct{ t *tx }
 
 func (e txEnd) Handle(now sim.Tick, _ uint64) { e.t.end(now) }
 
+// txArrive is the arrival of a transmitter's oldest burst in flight, when
+// it is an event (launch).
+type txArrive struct{ t *tx }
+
+func (e txArrive) Handle(now sim.Tick, _ uint64) {
+	t := e.t
+	if r := &t.inflight; r.buf[r.head].quiet { // settleArrivals: the ring holds this flight
+		t.settleQuiet()
+	}
+	t.arriveFlight(now, t.inflight.front())
+}
+
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }
 
 func (t *tx) bytesTicks(n uint64) sim.Tick {
 	return sim.Tick(n * t.rate.PSNum / t.rate.PSDen)
 }
 
-// Handle dispatches the transmitter's events.
+// Handle runs the transmitter's timers.
 func (t *tx) Handle(now sim.Tick, arg uint64) {
 	switch arg & 3 {
-	case evArrive:
-		t.settleArrivals()
-		t.arriveFlight(now, t.inflight.front())
 	case evTimer:
 		if t.timerArmed && sim.Tick(arg>>2) == now {
 			t.timerArmed = false
