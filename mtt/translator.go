@@ -46,7 +46,6 @@ const (
 	evShift = 56
 	evHit   = 1 << evShift // arg low bits: slot
 	evFill  = 2 << evShift // arg: table<<32 | mshr
-	evWrite = 3 << evShift // arg: write op
 	evMask  = 1<<evShift - 1
 )
 
@@ -106,7 +105,7 @@ type writeOp struct {
 // the MTT cache in front of the key table and the MTT in ICM, with lookup
 // ports, hit latency, MSHRs and DMA misses, and the registration write path.
 // It is a sim.Ticker on the NIC clock and a sim.Handler for its own timers
-// and DMA completions.
+// and DMA read completions (DMA writes complete through writeDone).
 type Translator struct {
 	name  string
 	spec  Spec
@@ -126,6 +125,7 @@ type Translator struct {
 	writes     []writeOp
 	freeWrites []uint32
 	writeQ     ring
+	writeEv    writeDone  // the handler of each DMA write's completion
 	writesM    *sim.Meter // write slots in use (WriteOpsMax)
 	// writeUpdate: CacheWritePolicy is WriteUpdate (else WriteInvalidate).
 	writeUpdate bool
@@ -138,6 +138,27 @@ var (
 	_ sim.Ticker  = (*Translator)(nil)
 	_ sim.Handler = (*Translator)(nil)
 )
+
+// writeDone is the completion of one DMA write of write op arg: a handler
+// of its own, which need not dispatch on the event's kind as
+// Translator.Handle does.
+type writeDone struct{ t *Translator }
+
+func (e writeDone) Handle(now sim.Tick, arg uint64) {
+	t, id := e.t, uint32(arg)
+	w := &t.writes[id]
+	w.outstanding--
+	if w.addr == w.end && w.outstanding == 0 {
+		done, darg := w.done, w.arg
+		w.done = nil // write sets every other field; this holds no reference
+		t.freeWrites = append(t.freeWrites, id)
+		t.writesM.Set(now, uint64(len(t.writes)-len(t.freeWrites)))
+		t.Stats.WritesDone++
+		if done != nil {
+			done.Handle(now, darg)
+		}
+	}
+}
 
 // New builds the unit named name (e.g. "NIC[0].TPT") on env, reading and
 // writing ICM through dma. The random replacement policy draws from
@@ -165,6 +186,7 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 		lay: icmLayout{mptBase: spec.MPTBaseAddr, mttBase: spec.MTTBaseAddr, mptEntryBytes: uint64(spec.MPTEntryBytes),
 			mptLineBytes: uint64(spec.MPTCache.LineBytes), mttLineBytes: uint64(spec.MTTCache.LineBytes)}}
 	t.drv = sim.NewTickDriver(name, clock, env.Engine, t)
+	t.writeEv = writeDone{t}
 	t.writeUpdate = spec.CacheWritePolicy == WriteUpdate
 	for i, c := range []struct {
 		name       string
@@ -462,7 +484,7 @@ func (t *Translator) issueWrites() bool {
 		id := t.writeQ.front()
 		w := &t.writes[id]
 		n := min(w.chunk-w.addr%w.chunk, w.end-w.addr)
-		if err := t.dma.Write(w.addr, n, t, evWrite|uint64(id)); err != nil {
+		if err := t.dma.Write(w.addr, n, t.writeEv, uint64(id)); err != nil {
 			panic(fmt.Sprintf("mtt: %s: DMA write refused after CanAccept: %v", t.name, err))
 		}
 		t.tabs[w.tab].stats.ICMWriteBytes += n
@@ -504,20 +526,6 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 		}
 		if tb.ready.len() > 0 {
 			t.drv.Wake() // requests refused for want of an MSHR
-		}
-	case evWrite:
-		id := uint32(arg & evMask)
-		w := &t.writes[id]
-		w.outstanding--
-		if w.addr == w.end && w.outstanding == 0 {
-			done, darg := w.done, w.arg
-			w.done = nil // write sets every other field; this holds no reference
-			t.freeWrites = append(t.freeWrites, id)
-			t.writesM.Set(now, uint64(len(t.writes)-len(t.freeWrites)))
-			t.Stats.WritesDone++
-			if done != nil {
-				done.Handle(now, darg)
-			}
 		}
 	default:
 		panic(fmt.Sprintf("mtt: %s: unknown event %#x", t.name, arg))
