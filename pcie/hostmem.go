@@ -118,8 +118,11 @@ func (m *hostMem) writeArrivedIn(now sim.Tick, addr, n uint64, delay sim.Tick) s
 
 // visDelay is how long a posted write of n bytes takes to become visible
 // once it has arrived (and been translated).
+// The conversions go through int64, which is cheaper than uint64 and the
+// same here: a write's bytes and its delay (LatencyNSMax and PerByteNSMax
+// bound it, Spec.Validate) are far below 2^63.
 func (m *hostMem) visDelay(n uint64) sim.Tick {
-	return sim.Tick(m.visPS + m.visPerBytePS*float64(n) + 0.5)
+	return sim.Tick(int64(m.visPS + m.visPerBytePS*float64(int64(n)) + 0.5))
 }
 
 // interrupt is when an MSI-X arriving at now is delivered: not before the
