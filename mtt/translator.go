@@ -628,8 +628,9 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 		return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
 	}
 	tb := &t.tabs[ti]
-	last := (hi - 1 - tb.base) >> tb.lineShift
-	for line := (lo - tb.base) >> tb.lineShift; line <= last; line++ {
+	sh := tb.lineShift & 63 // < 64: the mask spares the test of a shift past the width
+	last := (hi - 1 - tb.base) >> sh
+	for line := (lo - tb.base) >> sh; line <= last; line++ {
 		if t.writeUpdate {
 			if tb.cache.Contains(line) {
 				tb.stats.Updates++

@@ -140,7 +140,8 @@ func (p *path) cycles(k uint64) sim.Cycles {
 // tlps is the number of TLPs a request of bytes at addr is cut into: one
 // per unit-aligned block it touches.
 func (p *path) tlps(addr, bytes uint64) uint64 {
-	return (addr+bytes-1)>>p.unitShift - addr>>p.unitShift + 1
+	sh := p.unitShift & 63 // < 64: the mask spares the test of a shift past the width
+	return (addr+bytes-1)>>sh - addr>>sh + 1
 }
 
 // waiting reports whether a request waits for a channel.
