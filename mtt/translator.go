@@ -487,7 +487,7 @@ func (t *Translator) issueWrites() bool {
 		if err := t.dma.Write(w.addr, n, t.writeEv, uint64(id)); err != nil {
 			panic(fmt.Sprintf("mtt: %s: DMA write refused after CanAccept: %v", t.name, err))
 		}
-		t.tabs[w.tab].stats.ICMWriteBytes += n
+		t.tabs[w.tab&1].stats.ICMWriteBytes += n // tabMPT or tabMTT: the mask spares a bounds check
 		w.addr += n
 		w.outstanding++
 		if w.addr == w.end {
@@ -505,7 +505,7 @@ func (t *Translator) Handle(now sim.Tick, arg uint64) {
 	case evHit:
 		id := uint32(arg & evMask)
 		s := &t.slots[id]
-		t.tabs[s.phase].stats.LatencyPS.Record(uint64(now - s.accStart))
+		t.tabs[s.phase&1].stats.LatencyPS.Record(uint64(now - s.accStart)) // tabMPT or tabMTT
 		t.advance(id, now)
 	case evFill:
 		tb := &t.tabs[(arg&evMask)>>32]
@@ -627,7 +627,7 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 	if len(t.freeWrites) == 0 {
 		return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
 	}
-	tb := &t.tabs[ti]
+	tb := &t.tabs[ti&1]     // tabMPT or tabMTT: the mask spares a bounds check
 	sh := tb.lineShift & 63 // < 64: the mask spares the test of a shift past the width
 	last := (hi - 1 - tb.base) >> sh
 	for line := (lo - tb.base) >> sh; line <= last; line++ {
