@@ -110,12 +110,15 @@ func (m *mmio) arrived(now sim.Tick, t *tlp) {
 	if !t.last {
 		return
 	}
-	r := m.reqs.pop()
+	r := m.reqs.front() // pop, without copying the request out and zeroing its slot
+	bytes, done, arg := r.bytes, r.done, r.arg
+	r.done = nil // the only reference the slot holds
+	m.reqs.drop()
 	m.arriving--
 	s := &m.l.stats
 	s.MMIOWrites++
-	s.MMIOBytes += r.bytes
-	if r.done != nil {
-		r.done.Handle(now, r.arg)
+	s.MMIOBytes += bytes
+	if done != nil {
+		done.Handle(now, arg)
 	}
 }
