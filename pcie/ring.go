@@ -48,26 +48,17 @@ func (r *ring[T]) spare() *T {
 func (r *ring[T]) slot(k int) *T { return &r.buf[(r.head+k)&(len(r.buf)-1)] }
 
 // front returns a pointer to the oldest value (the ring must not be
-// empty), valid until the ring next grows or the value is popped.
+// empty), valid until the ring next grows or the value is dropped.
 func (r *ring[T]) front() *T { return &r.buf[r.head] }
 
 // peek returns the oldest value; the ring must not be empty.
 func (r *ring[T]) peek() T { return r.buf[r.head] }
 
-// drop removes the oldest value without clearing its slot (for values
-// that hold no pointers).
+// drop removes the oldest value without clearing its slot: for values
+// that hold no pointers, or whose pointers the caller has cleared.
 func (r *ring[T]) drop() {
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-}
-
-func (r *ring[T]) pop() T {
-	v := r.buf[r.head]
-	var zero T
-	r.buf[r.head] = zero
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
-	return v
 }
 
 // takeSlot returns a free index of *items: the last one freed (put back on
