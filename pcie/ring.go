@@ -35,7 +35,7 @@ func (r *ring[T]) grow() {
 // spare returns a pointer to the slot the next value goes in, growing the
 // ring if it is full: a caller fills a large value there in place and
 // then counts it in (n++, growing the ring if that fills it). The pointer
-// stays valid until the ring next grows; drop and pop leave it in place.
+// stays valid until the ring next grows; drop leaves it in place.
 func (r *ring[T]) spare() *T {
 	if r.n == len(r.buf) {
 		r.grow()
@@ -44,7 +44,7 @@ func (r *ring[T]) spare() *T {
 }
 
 // slot returns a pointer to the k-th oldest value (0 <= k < len), valid
-// until the ring next grows or the value is popped.
+// until the ring next grows or the value is dropped.
 func (r *ring[T]) slot(k int) *T { return &r.buf[(r.head+k)&(len(r.buf)-1)] }
 
 // front returns a pointer to the oldest value (the ring must not be
