@@ -59,7 +59,9 @@ func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
 	case m.reqs.len() >= l.spec.MMIOQueueMax:
 		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.reqs.len())
 	}
-	m.reqs.push(mmioReq{addr: addr, bytes: bytes, done: done, arg: arg, called: l.eng.Now(), seq: l.down.nextSeq()})
+	r := m.reqs.spare() // push, built in place: no request copied in
+	r.addr, r.bytes, r.off, r.done, r.arg, r.called, r.seq = addr, bytes, 0, done, arg, l.eng.Now(), l.down.nextSeq()
+	m.reqs.n++
 	l.down.kick()
 	return nil
 }
