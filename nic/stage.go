@@ -180,7 +180,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 		room = min(s.ipc, len(s.fl)-s.n)
 	}
 	for accepted < room {
-		m, ok := s.in.Peek()
+		m, ok := s.in.PeekAt(now)
 		if !ok {
 			break
 		}
@@ -372,7 +372,7 @@ func (s *stage) reserveWriteStall(now sim.Tick) {
 	if w == nil || s.n > 0 || now < s.nextAccept {
 		return
 	}
-	if m, ok := s.in.Peek(); ok && w.needsWrite(m) {
+	if m, ok := s.in.PeekAt(now); ok && w.needsWrite(m) {
 		s.writeStall = s.drv.ReserveIdle()
 	}
 }
