@@ -321,14 +321,22 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 // IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
 // finds the tick IdleTick stands for passed.
 func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
-	// IdleTick, written out: a call would cost more than its lines.
-	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= at {
-		s.outStall(at)
-	}
+	// IdleTick and IdleOnWake, written out: both ask about the head item
+	// (at <= now); the two counts touch different counters.
 	if s.writeStall {
 		s.countWriteStall()
 	}
-	return s.IdleOnWake(now)
+	if s.n == 0 {
+		return false
+	}
+	h := &s.fl[s.head]
+	if h.waiting {
+		return false
+	}
+	if h.readyAt <= at {
+		s.outStall(at)
+	}
+	return s.stalled && s.n == len(s.fl) && s.out.Len() == s.out.Cap() && h.readyAt <= now
 }
 
 // QuietAt reports whether a tick at at, before the pending tick at
