@@ -238,7 +238,8 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 		s.drv.WakeAt(next) // the usual case, without wakeFor's call
 		return
 	}
-	s.wakeFor(next, true, s.out)
+	s.out.WatchSpace() // wakeFor(next, true, s.out), written out
+	s.drv.WakeIdle(next)
 }
 
 // writeStallsAt reports whether the tick at next, unless something wakes
