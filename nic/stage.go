@@ -232,7 +232,7 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	}
 	switch {
 	case n == depth && s.stallsAt(next):
-	case s.writer != nil && s.writeStallsAt(next):
+	case s.writer != nil && s.out.Len() == s.out.Cap() && s.writeStallsAt(next): // the full queue first: no call most ticks
 		s.writeStall = true
 	default:
 		s.drv.WakeAt(next) // the usual case, without wakeFor's call
