@@ -606,3 +606,35 @@ func TestWireCutsMessagesIntoMTUPackets(t *testing.T) {
 	require.Equal(t, uint64(2), w.Stats.Packets[1])
 	require.Equal(t, uint64(4097+2*4+2*(62+20)), w.Stats.Bytes[1])
 }
+
+// A QP's records of its outstanding WRs are a ring of at least its depth:
+// on a queue of depth 3, rounds of Reads that refill it complete each
+// with its own context, in order, and place their own bytes.
+func TestReadsOnQueueOfOddDepthCompleteEachInOrder(t *testing.T) {
+	p := newPair(t, DefaultSpec())
+	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, 3, 3)
+	require.Equal(t, StatusSuccess, st)
+	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, 3, 3)
+	require.Equal(t, StatusSuccess, st)
+	require.NoError(t, ConnectQPs(qa, qb))
+	local, remote := p.setup(MRAllowRemoteRead)
+	rtok := p.b.a.GetRemoteTokenFromMr(remote)
+	want := memAt(p.b.a.Mem(), dstVA, 4*pg)
+	ctx := uint64(0)
+	for round := range 4 {
+		for range 3 {
+			off := uint64(ctx) * 100
+			require.Equal(t, StatusSuccess, p.a.a.Read(qa, ctx, lsge(local, srcVA+off, 100), dstVA+off, rtok, 0), "round %d", round)
+			ctx++
+		}
+		p.run()
+		res := p.a.poll()
+		require.Len(t, res, 3)
+		for i, r := range res {
+			require.Equal(t, StatusSuccess, r.Status)
+			require.Equal(t, OpRead, r.Type)
+			require.Equal(t, ctx-3+uint64(i), r.RequestContext)
+		}
+	}
+	require.Equal(t, want[:ctx*100], memAt(p.a.a.Mem(), srcVA, int(ctx)*100))
+}
