@@ -218,8 +218,8 @@ func (s *stage) Tick(now sim.Tick) bool {
 // what frees it wakes the stage). A tick that can only stall is reserved
 // (WakeIdle).
 func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
-	next := sim.MaxTick
-	n, depth := s.n, len(s.fl)
+	next, n, depth := sim.MaxTick, s.n, len(s.fl)
+	s.checkHeadAt()
 	if s.headAt != sim.MaxTick && !s.stalled {
 		// Unless there is none, or it waits for its DMA completion or
 		// for the output port (which wake the stage), the head item is
@@ -321,6 +321,7 @@ func (s *stage) IdleOnWake(now sim.Tick) bool {
 // IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
 // finds the tick IdleTick stands for passed.
 func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
+	s.checkHeadAt()
 	// IdleTick and IdleOnWake, written out: a call would cost more than
 	// their lines.
 	if s.headAt <= at {
@@ -339,6 +340,7 @@ func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
 // Until at, only a message arriving by then, a completion or a freed
 // queue changes that, and each of those wakes the stage.
 func (s *stage) QuietAt(at, pending sim.Tick) bool {
+	s.checkHeadAt()
 	if s.stalled {
 		return false
 	}
@@ -369,6 +371,14 @@ func (s *stage) reserveWriteStall(now sim.Tick) {
 	}
 	if m, ok := s.in.PeekAt(now); ok && w.needsWrite(m) {
 		s.writeStall = s.drv.ReserveIdle()
+	}
+}
+
+// checkHeadAt, in builds with invariants, checks that headAt is what
+// headTime says.
+func (s *stage) checkHeadAt() {
+	if sim.Invariants && s.headAt != s.headTime() {
+		panic(fmt.Sprintf("nic: invariant: %s: headAt %v, head item due at %v", s.name, s.headAt, s.headTime()))
 	}
 }
 
