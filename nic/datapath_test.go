@@ -41,11 +41,14 @@ func newPair(t testing.TB, spec Spec) *pair {
 }
 
 // connect returns a connected QP pair (initiator on a, responder on b).
-func (p *pair) connect() (*QP, *QP) {
+func (p *pair) connect() (*QP, *QP) { return p.connectDepth(64) }
+
+// connectDepth is connect with queues of depth WRs.
+func (p *pair) connectDepth(depth uint32) (*QP, *QP) {
 	p.t.Helper()
-	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, 64, 64)
+	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, depth, depth)
 	require.Equal(p.t, StatusSuccess, st)
-	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, 64, 64)
+	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, depth, depth)
 	require.Equal(p.t, StatusSuccess, st)
 	require.NoError(p.t, ConnectQPs(qa, qb))
 	return qa, qb
@@ -612,11 +615,7 @@ func TestWireCutsMessagesIntoMTUPackets(t *testing.T) {
 // with its own context, in order, and place their own bytes.
 func TestReadsOnQueueOfOddDepthCompleteEachInOrder(t *testing.T) {
 	p := newPair(t, DefaultSpec())
-	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, 3, 3)
-	require.Equal(t, StatusSuccess, st)
-	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, 3, 3)
-	require.Equal(t, StatusSuccess, st)
-	require.NoError(t, ConnectQPs(qa, qb))
+	qa, _ := p.connectDepth(3)
 	local, remote := p.setup(MRAllowRemoteRead)
 	rtok := p.b.a.GetRemoteTokenFromMr(remote)
 	want := memAt(p.b.a.Mem(), dstVA, 4*pg)
