@@ -34,7 +34,8 @@ func (r *ring[T]) grow() {
 
 // spare returns a pointer to the slot the next value goes in, growing the
 // ring if it is full: a caller fills a large value there in place and
-// then counts it in (n++, growing the ring if that fills it). The pointer
+// then counts it in (n++; a caller that keeps the pointer to fill later,
+// as launch does, grows the ring at once if that fills it). The pointer
 // stays valid until the ring next grows; drop leaves it in place.
 func (r *ring[T]) spare() *T {
 	if r.n == len(r.buf) {
