@@ -25,9 +25,13 @@ type Engine struct {
 	// time needs no record).
 	maxAt Tick
 	depth int // handlers running (InEvent)
-	// stopped: the last run ended because of Stop. halt: dispatch returns
-	// after the current event (Stop, or Step's one event).
-	stopped, halt bool
+	// stopSeq: dispatch returns after an event once seq has reached it:
+	// seqSafe while it runs on, 0 to return after the current event
+	// (Stop, or Step's one event). One test after each event thus both
+	// halts and guards the sequence numbers (seqSafe).
+	stopSeq uint64
+	// stopped: the last run ended because of Stop.
+	stopped bool
 	// all: Virtual refuses every key (LeaveNothingOut).
 	all bool
 	alt queue // another queue (tests and benchmarks compare against it)
@@ -104,13 +108,23 @@ func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
 }
 
 // nextOrd takes the next sequence number for an event of priority prio.
+// It does not test for overflow: dispatch does, before and after every
+// event (seqSafe).
 func (e *Engine) nextOrd(prio Priority) uint64 {
 	e.seq++
-	if e.seq >= 1<<seqBits-1 {
-		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
-	}
 	return uint64(prio)<<seqBits | e.seq
 }
+
+// seqSafe bounds the sequence numbers: dispatch panics when it finds seq
+// at or above it, before it runs an event and after each. A sequence
+// number spills into the priority bits of a key at 2^seqBits-1, 2^55
+// placements after seqSafe: no handler, and no stretch of code between
+// two runs, places that many keys (it would take years), so no key placed
+// before the panic is wrong.
+const seqSafe = 1 << (seqBits - 1)
+
+// errSeqOverflow is the panic of dispatch when seq reaches seqSafe.
+const errSeqOverflow = "sim: event sequence number overflow"
 
 func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 	e.schedule(Key{at, e.nextOrd(prio)}, h, arg)
@@ -217,16 +231,19 @@ func (e *Engine) remove(h handle, at Tick) bool { return e.alt == nil && e.q.rem
 
 // Step runs the next event, if any, and reports whether one ran.
 func (e *Engine) Step() bool {
-	e.halt = true
+	e.stopSeq = 0
 	ran := e.dispatch(MaxTick)
-	e.halt = false
+	e.stopSeq = seqSafe
 	return ran
 }
 
 // dispatch runs the events at or before t in order until none is left
-// there or halt is set (Stop, Step); it reports whether the last attempt
-// ran one.
+// there or stopSeq is 0 (Stop, Step); it reports whether the last attempt
+// ran one. It panics when the sequence numbers reach seqSafe.
 func (e *Engine) dispatch(t Tick) bool {
+	if e.seq >= seqSafe {
+		panic(errSeqOverflow)
+	}
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
@@ -258,7 +275,10 @@ func (e *Engine) dispatch(t Tick) bool {
 		} else if !e.stepSlow(t) {
 			return false
 		}
-		if e.halt {
+		if e.seq >= e.stopSeq {
+			if e.seq >= seqSafe {
+				panic(errSeqOverflow)
+			}
 			return true
 		}
 	}
@@ -301,7 +321,7 @@ func (e *Engine) InEvent() bool { return e.depth > 0 }
 
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {
-	e.stopped, e.halt = false, false
+	e.stopped, e.stopSeq = false, seqSafe
 	e.dispatch(MaxTick)
 	if !e.stopped {
 		// Reserved events that were never scheduled ran too, doing
@@ -322,7 +342,7 @@ func (e *Engine) passTo(t Tick) {
 // Stop was called first). It gives deterministic stopping points: events at
 // exactly t run.
 func (e *Engine) RunUntil(t Tick) {
-	e.stopped, e.halt = false, false
+	e.stopped, e.stopSeq = false, seqSafe
 	e.dispatch(t)
 	if !e.stopped {
 		e.now = max(e.now, t)
@@ -331,7 +351,7 @@ func (e *Engine) RunUntil(t Tick) {
 }
 
 // Stop makes Run or RunUntil return after the current event.
-func (e *Engine) Stop() { e.stopped, e.halt = true, true }
+func (e *Engine) Stop() { e.stopped, e.stopSeq = true, 0 }
 
 // Stopped reports whether the last run ended because of Stop.
 func (e *Engine) Stopped() bool { return e.stopped }
