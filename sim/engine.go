@@ -104,7 +104,8 @@ func (e *Engine) Schedule(at Tick, prio Priority, h Handler, arg uint64) error {
 
 // After runs h.Handle after delay d. It cannot fail.
 func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
-	e.push(e.now+d, prio, h, arg)
+	e.seq++ // nextOrd, written out so that After inlines
+	e.schedule(Key{e.now + d, uint64(prio)<<seqBits | e.seq}, h, arg)
 }
 
 // nextOrd takes the next sequence number for an event of priority prio.
