@@ -30,6 +30,10 @@ type Engine struct {
 	// (Stop, or Step's one event). One test after each event thus both
 	// halts and guards the sequence numbers (seqSafe).
 	stopSeq uint64
+	// until: dispatch runs the events at or before it (its bound, kept
+	// here so that the loop reads it with the engine rather than from its
+	// own frame).
+	until Tick
 	// stopped: the last run ended because of Stop.
 	stopped bool
 	// all: Virtual refuses every key (LeaveNothingOut).
@@ -245,6 +249,7 @@ func (e *Engine) dispatch(t Tick) bool {
 	if e.seq >= seqSafe {
 		panic(errSeqOverflow)
 	}
+	e.until = t
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
@@ -266,14 +271,14 @@ func (e *Engine) dispatch(t Tick) bool {
 			}
 			nd := &r.nodes[id&(ringNodes-1)]
 			at := nd.k.at
-			if at > t {
+			if at > e.until {
 				return false
 			}
 			r.unlinkHead(c, id)
 			q.n--
 			e.ran(at, nd.k.ord)
 			nd.v.h.Handle(at, nd.v.arg)
-		} else if !e.stepSlow(t) {
+		} else if !e.stepSlow(e.until) {
 			return false
 		}
 		if e.seq >= e.stopSeq {
