@@ -14,12 +14,15 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
+	// (now, hwmOrd) is the high-water mark, the largest key dispatched or
+	// passed by a run's end or RunUntil's bound: an event queued with a key
+	// below it would have run (see Reserve). Its time is the current time:
+	// time moves only to a dispatched event's (never before now) or to a
+	// run's end, and the mark moves with it.
 	now      Tick
+	hwmOrd   uint64
 	seq      uint64
 	executed uint64
-	// hwm is the largest key dispatched, or passed by RunUntil's bound: an
-	// event queued with a key below it would have run (see Reserve).
-	hwm Key
 	// maxAt is the latest time an event was reserved for (an event
 	// scheduled with Schedule or After runs before Run returns, so its
 	// time needs no record).
@@ -165,12 +168,15 @@ func (e *Engine) hold(at Tick) {
 
 // Virtual reports whether an event reserved at k may stay unscheduled: no
 // event after it in the order has run yet.
-func (e *Engine) Virtual(k Key) bool { return !e.all && before(&e.hwm, &k) == 1 }
+func (e *Engine) Virtual(k Key) bool { h := e.hwm(); return !e.all && before(&h, &k) == 1 }
 
 // Passed reports whether an event at k, had it been scheduled when k was
 // reserved, would have run by now. Only meaningful for a key Virtual
 // accepted.
-func (e *Engine) Passed(k Key) bool { return before(&k, &e.hwm) == 1 }
+func (e *Engine) Passed(k Key) bool { h := e.hwm(); return before(&k, &h) == 1 }
+
+// hwm is the high-water mark as a key.
+func (e *Engine) hwm() Key { return Key{e.now, e.hwmOrd} }
 
 // ScheduleKey schedules h.Handle(k's time, arg) at the place k reserved. The
 // place must not have been passed.
@@ -293,11 +299,13 @@ func (e *Engine) dispatch(t Tick) bool {
 // ran records that the event at key (at, ord) is dispatched: time moves to
 // it.
 func (e *Engine) ran(at Tick, ord uint64) {
-	if h := &e.hwm; at > h.at || at == h.at && ord > h.ord {
-		*h = Key{at, ord}
-	}
 	if Invariants && at < e.now {
 		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
+	}
+	// at is not before now: a later time takes the mark whole, the same
+	// time the larger order.
+	if at != e.now || ord > e.hwmOrd {
+		e.hwmOrd = ord
 	}
 	e.now = at
 	e.executed++
@@ -332,15 +340,15 @@ func (e *Engine) Run() {
 	if !e.stopped {
 		// Reserved events that were never scheduled ran too, doing
 		// nothing: time ends at the latest event, as it would have.
-		e.now = max(e.now, e.maxAt)
-		e.passTo(e.now)
+		e.passTo(max(e.now, e.maxAt))
 	}
 }
 
-// passTo marks every event at or before t as passed.
+// passTo marks every event at or before t as passed, and moves time to t
+// if it is later.
 func (e *Engine) passTo(t Tick) {
-	if k := (Key{t, ^uint64(0)}); before(&e.hwm, &k) == 1 {
-		e.hwm = k
+	if h, k := e.hwm(), (Key{t, ^uint64(0)}); before(&h, &k) == 1 {
+		e.now, e.hwmOrd = k.at, k.ord
 	}
 }
 
@@ -351,7 +359,6 @@ func (e *Engine) RunUntil(t Tick) {
 	e.stopped, e.stopSeq = false, seqSafe
 	e.dispatch(t)
 	if !e.stopped {
-		e.now = max(e.now, t)
 		e.passTo(t)
 	}
 }
