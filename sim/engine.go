@@ -195,7 +195,8 @@ func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle { return e.sch
 // queue can take it out again (remove). The usual case, an event within
 // the window of the ring mode's queue, is written out here: it is
 // appended to its slot's list, at the tail when, as usual, it comes after
-// the last.
+// the last, else most often at the head (a delivery at the time of a tick
+// queued before it).
 func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	q := &e.q
 	r := &q.small
@@ -216,7 +217,13 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:
-		r.link(p, id)
+		nd, h := &r.nodes[id&(ringNodes-1)], r.head[p]
+		if before(&nd.k, &r.nodes[h&(ringNodes-1)].k) == 1 { // before the first
+			nd.next = h
+			r.head[p] = id
+		} else {
+			r.linkAfter(h, id)
+		}
 	}
 	return handle{uint32(id), r.epoch}
 }
