@@ -217,12 +217,12 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	case t == 0: // the usual case: into an empty slot
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k) == 1: // after the last
+	case earlier(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k): // after the last
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:
 		nd, h := &r.nodes[id&(ringNodes-1)], r.head[p]
-		if before(&nd.k, &r.nodes[h&(ringNodes-1)].k) == 1 { // before the first
+		if earlier(&nd.k, &r.nodes[h&(ringNodes-1)].k) { // before the first
 			nd.next = h
 			r.head[p] = id
 		} else {
