@@ -62,11 +62,11 @@ func (c *completion) Tick(now sim.Tick) bool {
 			j -= ne
 		}
 		e := a.engines[j]
-		for {
-			m, ok := e.out.Pop()
-			if !ok {
-				break
-			}
+		// A finished request leaves the queue before it is marked done:
+		// the pop wakes the engine's last stage (when it waits for room)
+		// before markDone wakes the completion engine.
+		for m, ok := e.out.PeekAt(now); ok; m, ok = e.out.PeekAt(now) {
+			e.out.Drop()
 			c.markDone(a.qps[m.qp], m.idx, now)
 		}
 	}

@@ -41,11 +41,14 @@ func newPair(t testing.TB, spec Spec) *pair {
 }
 
 // connect returns a connected QP pair (initiator on a, responder on b).
-func (p *pair) connect() (*QP, *QP) {
+func (p *pair) connect() (*QP, *QP) { return p.connectDepth(64) }
+
+// connectDepth is connect with queues of depth WRs.
+func (p *pair) connectDepth(depth uint32) (*QP, *QP) {
 	p.t.Helper()
-	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, 64, 64)
+	st, qa := p.a.a.CreateQP(p.a.pd, p.a.cq, 1, depth, depth)
 	require.Equal(p.t, StatusSuccess, st)
-	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, 64, 64)
+	st, qb := p.b.a.CreateQP(p.b.pd, p.b.cq, 2, depth, depth)
 	require.Equal(p.t, StatusSuccess, st)
 	require.NoError(p.t, ConnectQPs(qa, qb))
 	return qa, qb
@@ -605,4 +608,32 @@ func TestWireCutsMessagesIntoMTUPackets(t *testing.T) {
 	w.send(1, packet{kind: pktReadResp, data: make([]byte, 4097)})
 	require.Equal(t, uint64(2), w.Stats.Packets[1])
 	require.Equal(t, uint64(4097+2*4+2*(62+20)), w.Stats.Bytes[1])
+}
+
+// A QP's records of its outstanding WRs are a ring of at least its depth:
+// on a queue of depth 3, rounds of Reads that refill it complete each
+// with its own context, in order, and place their own bytes.
+func TestReadsOnQueueOfOddDepthCompleteEachInOrder(t *testing.T) {
+	p := newPair(t, DefaultSpec())
+	qa, _ := p.connectDepth(3)
+	local, remote := p.setup(MRAllowRemoteRead)
+	rtok := p.b.a.GetRemoteTokenFromMr(remote)
+	want := memAt(p.b.a.Mem(), dstVA, 4*pg)
+	ctx := uint64(0)
+	for round := range 4 {
+		for range 3 {
+			off := uint64(ctx) * 100
+			require.Equal(t, StatusSuccess, p.a.a.Read(qa, ctx, lsge(local, srcVA+off, 100), dstVA+off, rtok, 0), "round %d", round)
+			ctx++
+		}
+		p.run()
+		res := p.a.poll()
+		require.Len(t, res, 3)
+		for i, r := range res {
+			require.Equal(t, StatusSuccess, r.Status)
+			require.Equal(t, OpRead, r.Type)
+			require.Equal(t, ctx-3+uint64(i), r.RequestContext)
+		}
+	}
+	require.Equal(t, want[:ctx*100], memAt(p.a.a.Mem(), srcVA, int(ctx)*100))
 }

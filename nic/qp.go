@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/nicsim/nicsim/mtt"
 	"github.com/nicsim/nicsim/sim"
@@ -17,7 +18,7 @@ type QP struct {
 	cq        *CQ    // initiator CQ
 	rcq       *CQ    // receive CQ (the same as cq unless CreateQPWithCQs says otherwise)
 	depth     uint32 // initiator queue depth (WRs)
-	slotMask  uint64 // depth-1 when depth is a power of two above 1, else 0 (slot divides)
+	slotMask  uint64 // len(slots)-1: the slots are a power of two, at least depth
 	rqDepth   uint32
 	connected bool
 	closer
@@ -98,12 +99,16 @@ func (q *QP) Connected() bool { return q.connected }
 // Outstanding is the number of SQ slots in use (posted, not yet retired).
 func (q *QP) Outstanding() int { return int(q.posted - q.retired) }
 
-func (q *QP) slot(i uint64) *wr {
-	if q.slotMask != 0 {
-		return &q.slots[i&q.slotMask]
-	}
-	return &q.slots[i%uint64(q.depth)]
-}
+// slot is the record of WR i. At most depth WRs are outstanding, so
+// the outstanding ones have distinct slots in a ring of at least depth;
+// a power of two finds them with a mask. The record is the simulator's:
+// in host memory (the page-list buffers) a WR's place is its index
+// modulo depth.
+func (q *QP) slot(i uint64) *wr { return &q.slots[i&q.slotMask] }
+
+// slotRing is the number of slots of a queue of depth WRs: the smallest
+// power of two at least depth.
+func slotRing(depth uint32) int { return 1 << bits.Len32(depth-1) }
 
 // full reports whether every SQ slot is in use (5.7: NO_MORE_ENTRIES).
 func (q *QP) full() bool { return q.posted-q.retired >= uint64(q.depth) }
@@ -172,7 +177,8 @@ func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64
 		return StatusInsufficientResources, nil
 	}
 	qp := &QP{a: a, num: uint32(len(a.qps)), ctx: ctx, pd: pd, cq: cq, rcq: rcq, depth: initiatorDepth, rqDepth: receiveDepth,
-		engine: uint32(len(a.qps)) % a.spec.ExecEngines, core: uint32(len(a.qps)) % a.spec.HostCores, slots: make([]wr, initiatorDepth), slotMask: ringMask(initiatorDepth)}
+		engine: uint32(len(a.qps)) % a.spec.ExecEngines, core: uint32(len(a.qps)) % a.spec.HostCores, slots: make([]wr, slotRing(initiatorDepth))}
+	qp.slotMask = uint64(len(qp.slots) - 1)
 	if qp.num < qpMetersMax {
 		qp.fetchMeter = a.meter(fmt.Sprintf("%s.QP[%d].Fetch", a.name, qp.num), "fetches", 1)
 	}

@@ -164,7 +164,7 @@ func (r *requester) answer(now sim.Tick, p packet) {
 			pages, off, ok := r.localCheck(qp, w, mtt.AccessLocalWrite)
 			if ok {
 				a.mem.writePages(pages, off, p.data)
-				a.dataDMA.payload(true, r, pages[0]+off, uint64(len(p.data)), reqEvPlaced|uint64(qp.num)<<32|p.wrIdx%uint64(qp.depth))
+				a.dataDMA.payload(true, r, pages[0]+off, uint64(len(p.data)), reqEvPlaced|uint64(qp.num)<<32|p.wrIdx&qp.slotMask)
 				return
 			}
 			// The sink was invalidated while the Read was in flight: an

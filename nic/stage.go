@@ -90,13 +90,16 @@ type inflight struct {
 // cycle c is visible to the next stage at c+LatencyCycles.
 type stage struct {
 	block
-	work       stageWork
-	sink       func(item, sim.Tick) // takes the items when out is nil
-	in         *sim.Port[item]      // from the stage before
-	out        *sim.Port[item]      // to the stage after; nil: sink
-	hold       sim.Tick             // LatencyCycles-1 cycles: the port adds the last one
-	fl         []inflight
-	head, n    int
+	work    stageWork
+	sink    func(item, sim.Tick) // takes the items when out is nil
+	in      *sim.Port[item]      // from the stage before
+	out     *sim.Port[item]      // to the stage after; nil: sink
+	hold    sim.Tick             // LatencyCycles-1 cycles: the port adds the last one
+	fl      []inflight
+	head, n int
+	// headAt is when the head item may leave (headTime): its readyAt, or
+	// MaxTick while it waits for its request or no item is in flight.
+	headAt     sim.Tick
 	waitingN   int // async items outstanding
 	stallSince sim.Tick
 	stalled    bool
@@ -123,6 +126,7 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	s.block = a.newBlock(prefix+kind, spec, s)
 	s.writer, _ = work.(tptWriteWork)
 	s.hold = s.latency - s.period
+	s.headAt = sim.MaxTick
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
 	a.stages = append(a.stages, s)
 	return s
@@ -144,11 +148,11 @@ func (a *Adapter) settle() {
 func (s *stage) Tick(now sim.Tick) bool {
 	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.
-	for emitted := 0; s.n > 0 && emitted < s.ipc; emitted++ {
+	for emitted := 0; emitted < s.ipc && s.headAt <= now; emitted++ {
+		// headAt <= now: an item is in flight, the DMA or TPT request
+		// it may have made has completed, and its latency has passed
+		// (headTime).
 		h := &s.fl[s.head]
-		if h.waiting || h.readyAt > now {
-			break
-		}
 		if s.out != nil && !s.out.CanSend() {
 			if !s.stalled {
 				s.stalled, s.stallSince = true, now
@@ -172,15 +176,15 @@ func (s *stage) Tick(now sim.Tick) bool {
 		} else if err := s.out.Send(m); err != nil {
 			panic(err)
 		}
+		s.headAt = s.headTime()
 	}
-	// Accept up to ItemsPerCycle items on an accepting cycle.
-	accepted, resourceStall := 0, false
-	room := 0 // items it may take: none outside an accepting cycle
+	// Accept up to ItemsPerCycle items on an accepting cycle (room).
+	accepted, resourceStall, room := 0, false, 0
 	if now >= s.nextAccept {
 		room = min(s.ipc, len(s.fl)-s.n)
 	}
 	for accepted < room {
-		m, ok := s.in.Peek()
+		m, ok := s.in.PeekAt(now)
 		if !ok {
 			break
 		}
@@ -194,10 +198,10 @@ func (s *stage) Tick(now sim.Tick) bool {
 		f := &s.fl[s.nextSlot()]
 		f.m, f.readyAt, f.start, f.waiting = m, now+s.hold, now, r == acceptAsync
 		if r == acceptAsync {
-			s.waitingN++
-			if s.waits != nil {
-				s.waits.Set(now, uint64(s.waitingN))
-			}
+			s.addWaiting(now, 1)
+		} else if s.n == 0 {
+			// A sync item taken by an empty stage is its head.
+			s.headAt = f.readyAt
 		}
 		s.n++
 		accepted++
@@ -214,16 +218,16 @@ func (s *stage) Tick(now sim.Tick) bool {
 // what frees it wakes the stage). A tick that can only stall is reserved
 // (WakeIdle).
 func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
-	next := sim.MaxTick
-	n, depth := s.n, len(s.fl)
-	if n > 0 {
-		// Unless it waits for its DMA completion or for the output port
-		// (which wake the stage), the head item is due at its readyAt, an
-		// edge, or at the next edge when it is ready now.
-		if h := &s.fl[s.head]; !h.waiting && !s.stalled {
-			next = max(h.readyAt, now+s.period)
-		}
+	next, n, depth := sim.MaxTick, s.n, len(s.fl)
+	s.checkHeadAt()
+	if s.headAt != sim.MaxTick && !s.stalled {
+		// Unless there is none, or it waits for its DMA completion or
+		// for the output port (which wake the stage), the head item is
+		// due at its readyAt, an edge, or at the next edge when it is
+		// ready now. headAt is that readyAt, or MaxTick (headTime).
+		next = max(s.headAt, now+s.period)
 	}
+	// Or to accept, unless a busy resource refused the last try.
 	if !resourceStall && n < depth && s.in.Len() > 0 {
 		next = min(next, max(s.nextAccept, s.in.NextVisible(), now+s.period))
 	}
@@ -232,13 +236,14 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 	}
 	switch {
 	case n == depth && s.stallsAt(next):
-	case s.writer != nil && s.writeStallsAt(next):
+	case s.writer != nil && s.out.Len() == s.out.Cap() && s.writeStallsAt(next): // the full queue first: no call most ticks
 		s.writeStall = true
 	default:
 		s.drv.WakeAt(next) // the usual case, without wakeFor's call
 		return
 	}
-	s.wakeFor(next, true, s.out)
+	s.out.WatchSpace() // wakeFor(next, true, s.out), written out
+	s.drv.WakeIdle(next)
 }
 
 // writeStallsAt reports whether the tick at next, unless something wakes
@@ -252,7 +257,7 @@ func (s *stage) writeStallsAt(next sim.Tick) bool {
 	if w == nil || s.n == 0 || s.n == len(s.fl) || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
 		return false
 	}
-	if h := &s.fl[s.head]; h.waiting || h.readyAt > next {
+	if s.headAt > next {
 		return false
 	}
 	m, ok := s.in.Peek()
@@ -267,8 +272,7 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 	if s.out == nil || s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
 		return false
 	}
-	h := &s.fl[s.head]
-	return !h.waiting && h.readyAt <= next
+	return s.headAt <= next
 }
 
 // IdleTick is the tick stallsAt foresaw, which nothing woke the stage
@@ -278,7 +282,7 @@ func (s *stage) stallsAt(next sim.Tick) bool {
 // the stage is next woken or its statistics read, so it reads no state
 // that may have changed since.
 func (s *stage) IdleTick(now sim.Tick) {
-	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= now {
+	if s.headAt <= now {
 		s.outStall(now)
 	}
 	if s.writeStall {
@@ -311,24 +315,22 @@ func (s *stage) countWriteStall() {
 // a wake by an arriving message, a completion of another item or a freed
 // TPT slot does that bookkeeping only.
 func (s *stage) IdleOnWake(now sim.Tick) bool {
-	if !s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
-		return false
-	}
-	h := &s.fl[s.head]
-	return !h.waiting && h.readyAt <= now
+	return s.stalled && s.n == len(s.fl) && s.out.Len() == s.out.Cap() && s.headAt <= now
 }
 
 // IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
 // finds the tick IdleTick stands for passed.
 func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
-	// IdleTick, written out: a call would cost more than its lines.
-	if s.n > 0 && !s.fl[s.head].waiting && s.fl[s.head].readyAt <= at {
+	s.checkHeadAt()
+	// IdleTick and IdleOnWake, written out: a call would cost more than
+	// their lines.
+	if s.headAt <= at {
 		s.outStall(at)
 	}
 	if s.writeStall {
 		s.countWriteStall()
 	}
-	return s.IdleOnWake(now)
+	return s.stalled && s.n == len(s.fl) && s.out.Len() == s.out.Cap() && s.headAt <= now
 }
 
 // QuietAt reports whether a tick at at, before the pending tick at
@@ -338,18 +340,13 @@ func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
 // Until at, only a message arriving by then, a completion or a freed
 // queue changes that, and each of those wakes the stage.
 func (s *stage) QuietAt(at, pending sim.Tick) bool {
+	s.checkHeadAt()
 	if s.stalled {
 		return false
 	}
-	next := sim.MaxTick
-	if s.n > 0 {
-		h := &s.fl[s.head]
-		if !h.waiting {
-			if h.readyAt <= at {
-				return false
-			}
-			next = h.readyAt
-		}
+	next := s.headAt // MaxTick: no item, or it waits for its request
+	if next <= at {
+		return false
 	}
 	if s.n < len(s.fl) && s.in.Len() > 0 {
 		vis := s.in.NextVisible()
@@ -372,9 +369,34 @@ func (s *stage) reserveWriteStall(now sim.Tick) {
 	if w == nil || s.n > 0 || now < s.nextAccept {
 		return
 	}
-	if m, ok := s.in.Peek(); ok && w.needsWrite(m) {
+	if m, ok := s.in.PeekAt(now); ok && w.needsWrite(m) {
 		s.writeStall = s.drv.ReserveIdle()
 	}
+}
+
+// checkHeadAt, in builds with invariants, checks that headAt is what
+// headTime says.
+func (s *stage) checkHeadAt() {
+	if sim.Invariants && s.headAt != s.headTime() {
+		panic(fmt.Sprintf("nic: invariant: %s: headAt %v, head item due at %v", s.name, s.headAt, s.headTime()))
+	}
+}
+
+// addWaiting counts d more async items outstanding at now.
+func (s *stage) addWaiting(now sim.Tick, d int) {
+	s.waitingN += d
+	if s.waits != nil {
+		s.waits.Set(now, uint64(s.waitingN))
+	}
+}
+
+// headTime is when the head item may leave: its readyAt, or MaxTick while
+// it waits for its request or no item is in flight.
+func (s *stage) headTime() sim.Tick {
+	if s.n == 0 || s.fl[s.head].waiting {
+		return sim.MaxTick
+	}
+	return s.fl[s.head].readyAt
 }
 
 // nextSlot is the in-flight slot the item being accepted will take
@@ -395,10 +417,10 @@ func (s *stage) Handle(now sim.Tick, arg uint64) {
 		panic(fmt.Sprintf("nic: %s: completion for slot %d that is not waiting", s.name, arg))
 	}
 	f.waiting = false
-	s.waitingN--
-	if s.waits != nil {
-		s.waits.Set(now, uint64(s.waitingN))
-	}
+	s.addWaiting(now, -1)
 	f.readyAt = max(f.readyAt, s.drv.Clock().NextEdge(now)+s.hold)
+	if int(arg) == s.head {
+		s.headAt = f.readyAt
+	}
 	s.drv.Wake()
 }

@@ -52,12 +52,12 @@ func newWQEFetch(a *Adapter) *wqeFetch {
 func (f *wqeFetch) Tick(now sim.Tick) bool {
 	next := f.handOn(now)
 	for len(f.free) > 0 {
-		r, ok := f.in.Peek()
+		r, ok := f.in.PeekAt(now)
 		if !ok {
 			break
 		}
 		if r.mmio {
-			f.in.Pop()
+			f.in.Drop()
 			f.a.qps[r.qp].fetchReading(now, false)
 			id := f.take(r)
 			f.slots[id].readyAt = now + f.latency
@@ -70,7 +70,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 			f.a.Stats.FetchDMAStalls++
 			break
 		}
-		f.in.Pop()
+		f.in.Drop()
 		f.read(r, f.take(r))
 	}
 	if next != sim.MaxTick {

@@ -142,6 +142,19 @@ func (p *Port[T]) Peek() (T, bool) {
 	return p.buf[p.head].msg, true
 }
 
+// PeekAt is Peek for a receiver that knows the current time now (a
+// component's tick).
+func (p *Port[T]) PeekAt(now Tick) (T, bool) {
+	var zero T
+	if Invariants && now != p.eng.now {
+		panic(fmt.Sprintf("sim: invariant: port %q: PeekAt(%v) at %v", p.name, now, p.eng.now))
+	}
+	if p.n == 0 || p.buf[p.head].visible > now {
+		return zero, false
+	}
+	return p.buf[p.head].msg, true
+}
+
 // Pop removes and returns the oldest visible message, returning its credit.
 func (p *Port[T]) Pop() (T, bool) {
 	m, ok := p.Peek()

@@ -112,6 +112,28 @@ func TestPortSendWithoutCreditIsRefused(t *testing.T) {
 	require.Error(t, err)
 }
 
+func TestPortPeekAtSeesWhatPeekSees(t *testing.T) {
+	e := NewEngine()
+	port, err := NewPort[int]("P", e, 2, 2500)
+	require.NoError(t, err)
+	_, ok := port.PeekAt(0)
+	require.False(t, ok, "empty port")
+	require.NoError(t, port.Send(7))
+	_, ok = port.PeekAt(0)
+	require.False(t, ok, "sent at 0, visible at 2500")
+	e.RunUntil(2499)
+	_, ok = port.PeekAt(e.Now())
+	require.False(t, ok, "one picosecond before its latency has passed")
+	e.RunUntil(2500)
+	m, ok := port.PeekAt(e.Now())
+	require.True(t, ok)
+	require.Equal(t, 7, m)
+	pm, pok := port.Peek()
+	require.Equal(t, pok, ok)
+	require.Equal(t, pm, m)
+	require.Equal(t, 1, port.Len(), "PeekAt takes nothing")
+}
+
 // counterTicker makes progress n times, then idles.
 type counterTicker struct{ left int }
 
