@@ -161,9 +161,9 @@ func TestSequenceOverflowPanicsBeforeAnyKeyIsWrong(t *testing.T) {
 	require.Equal(t, []Tick{1}, ran)
 }
 
-// A run ends once seq reaches the bound dispatch tests after each event,
-// whatever stopped it last: Step stops after one event, and the run after
-// a Stop goes on to the end.
+// Step and Stop end a run by lowering the bound dispatch tests seq against
+// after each event; the next run raises it again: Step runs one event, and
+// a Run after a Stop runs to the end.
 func TestStepAndStopLeaveTheNextRunUnbounded(t *testing.T) {
 	e := NewEngine()
 	n := 0
