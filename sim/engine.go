@@ -14,20 +14,31 @@ var ErrPastEvent = errors.New("sim: event scheduled in the past")
 // Events run in (time, priority, insertion sequence) order, so a run is fully
 // determined by what was scheduled.
 type Engine struct {
+	// (now, hwmOrd) is the high-water mark, the largest key dispatched or
+	// passed by a run's end or RunUntil's bound: an event queued with a key
+	// below it would have run (see Reserve). Its time is the current time:
+	// time moves only to a dispatched event's (never before now) or to a
+	// run's end, and the mark moves with it.
 	now      Tick
+	hwmOrd   uint64
 	seq      uint64
 	executed uint64
-	// hwm is the largest key dispatched, or passed by RunUntil's bound: an
-	// event queued with a key below it would have run (see Reserve).
-	hwm Key
 	// maxAt is the latest time an event was reserved for (an event
 	// scheduled with Schedule or After runs before Run returns, so its
 	// time needs no record).
 	maxAt Tick
 	depth int // handlers running (InEvent)
-	// stopped: the last run ended because of Stop. halt: dispatch returns
-	// after the current event (Stop, or Step's one event).
-	stopped, halt bool
+	// stopSeq: dispatch returns after an event once seq has reached it:
+	// seqSafe while it runs on, 0 to return after the current event
+	// (Stop, or Step's one event). One test after each event thus both
+	// halts and guards the sequence numbers (seqSafe).
+	stopSeq uint64
+	// until: dispatch runs the events at or before it (its bound, kept
+	// here so that the loop reads it with the engine rather than from its
+	// own frame).
+	until Tick
+	// stopped: the last run ended because of Stop.
+	stopped bool
 	// all: Virtual refuses every key (LeaveNothingOut).
 	all bool
 	alt queue // another queue (tests and benchmarks compare against it)
@@ -100,17 +111,28 @@ func (e *Engine) Schedule(at Tick, prio Priority, h Handler, arg uint64) error {
 
 // After runs h.Handle after delay d. It cannot fail.
 func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
-	e.push(e.now+d, prio, h, arg)
+	e.seq++ // nextOrd, written out so that After inlines
+	e.schedule(Key{e.now + d, uint64(prio)<<seqBits | e.seq}, h, arg)
 }
 
 // nextOrd takes the next sequence number for an event of priority prio.
+// It does not test for overflow: dispatch does, before and after every
+// event (seqSafe).
 func (e *Engine) nextOrd(prio Priority) uint64 {
 	e.seq++
-	if e.seq >= 1<<seqBits-1 {
-		panic("sim: event sequence number overflow") // 2^56 events: unreachable in practice
-	}
 	return uint64(prio)<<seqBits | e.seq
 }
+
+// seqSafe bounds the sequence numbers: dispatch panics when it finds seq
+// at or above it, before it runs an event and after each. A sequence
+// number spills into the priority bits of a key at 2^seqBits-1, 2^55
+// placements after seqSafe: no handler, and no stretch of code between
+// two runs, places that many keys (it would take years), so no key placed
+// before the panic is wrong.
+const seqSafe = 1 << (seqBits - 1)
+
+// errSeqOverflow is the panic of dispatch when seq reaches seqSafe.
+const errSeqOverflow = "sim: event sequence number overflow"
 
 func (e *Engine) push(at Tick, prio Priority, h Handler, arg uint64) {
 	e.schedule(Key{at, e.nextOrd(prio)}, h, arg)
@@ -145,13 +167,20 @@ func (e *Engine) hold(at Tick) {
 }
 
 // Virtual reports whether an event reserved at k may stay unscheduled: no
-// event after it in the order has run yet.
-func (e *Engine) Virtual(k Key) bool { return !e.all && before(&e.hwm, &k) == 1 }
+// event after it in the order has run yet. It and Passed compare with
+// branches, not with before's borrow chain: their answer for one call site
+// is mostly the same, and the time alone most often decides it.
+func (e *Engine) Virtual(k Key) bool {
+	return !e.all && (k.at > e.now || k.at == e.now && k.ord > e.hwmOrd)
+}
 
 // Passed reports whether an event at k, had it been scheduled when k was
 // reserved, would have run by now. Only meaningful for a key Virtual
 // accepted.
-func (e *Engine) Passed(k Key) bool { return before(&k, &e.hwm) == 1 }
+func (e *Engine) Passed(k Key) bool { return k.at < e.now || k.at == e.now && k.ord < e.hwmOrd }
+
+// hwm is the high-water mark as a key.
+func (e *Engine) hwm() Key { return Key{e.now, e.hwmOrd} }
 
 // ScheduleKey schedules h.Handle(k's time, arg) at the place k reserved. The
 // place must not have been passed.
@@ -170,7 +199,8 @@ func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle { return e.sch
 // queue can take it out again (remove). The usual case, an event within
 // the window of the ring mode's queue, is written out here: it is
 // appended to its slot's list, at the tail when, as usual, it comes after
-// the last.
+// the last, else most often at the head (a delivery at the time of a tick
+// queued before it).
 func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	q := &e.q
 	r := &q.small
@@ -187,11 +217,17 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	case t == 0: // the usual case: into an empty slot
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case before(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k) == 1: // after the last
+	case earlier(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k): // after the last
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:
-		r.link(p, id)
+		nd, h := &r.nodes[id&(ringNodes-1)], r.head[p]
+		if earlier(&nd.k, &r.nodes[h&(ringNodes-1)].k) { // before the first
+			nd.next = h
+			r.head[p] = id
+		} else {
+			r.linkAfter(h, id)
+		}
 	}
 	return handle{uint32(id), r.epoch}
 }
@@ -217,16 +253,20 @@ func (e *Engine) remove(h handle, at Tick) bool { return e.alt == nil && e.q.rem
 
 // Step runs the next event, if any, and reports whether one ran.
 func (e *Engine) Step() bool {
-	e.halt = true
+	e.stopSeq = 0
 	ran := e.dispatch(MaxTick)
-	e.halt = false
+	e.stopSeq = seqSafe
 	return ran
 }
 
 // dispatch runs the events at or before t in order until none is left
-// there or halt is set (Stop, Step); it reports whether the last attempt
-// ran one.
+// there or stopSeq is 0 (Stop, Step); it reports whether the last attempt
+// ran one. It panics when the sequence numbers reach seqSafe.
 func (e *Engine) dispatch(t Tick) bool {
+	if e.seq >= seqSafe {
+		panic(errSeqOverflow)
+	}
+	e.until = t
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
@@ -248,17 +288,20 @@ func (e *Engine) dispatch(t Tick) bool {
 			}
 			nd := &r.nodes[id&(ringNodes-1)]
 			at := nd.k.at
-			if at > t {
+			if at > e.until {
 				return false
 			}
 			r.unlinkHead(c, id)
 			q.n--
 			e.ran(at, nd.k.ord)
 			nd.v.h.Handle(at, nd.v.arg)
-		} else if !e.stepSlow(t) {
+		} else if !e.stepSlow(e.until) {
 			return false
 		}
-		if e.halt {
+		if e.seq >= e.stopSeq {
+			if e.seq >= seqSafe {
+				panic(errSeqOverflow)
+			}
 			return true
 		}
 	}
@@ -267,11 +310,13 @@ func (e *Engine) dispatch(t Tick) bool {
 // ran records that the event at key (at, ord) is dispatched: time moves to
 // it.
 func (e *Engine) ran(at Tick, ord uint64) {
-	if h := &e.hwm; at > h.at || at == h.at && ord > h.ord {
-		*h = Key{at, ord}
-	}
 	if Invariants && at < e.now {
 		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
+	}
+	// at is not before now: a later time takes the mark whole, the same
+	// time the larger order.
+	if at != e.now || ord > e.hwmOrd {
+		e.hwmOrd = ord
 	}
 	e.now = at
 	e.executed++
@@ -301,20 +346,20 @@ func (e *Engine) InEvent() bool { return e.depth > 0 }
 
 // Run runs events until none is left or Stop is called.
 func (e *Engine) Run() {
-	e.stopped, e.halt = false, false
+	e.stopped, e.stopSeq = false, seqSafe
 	e.dispatch(MaxTick)
 	if !e.stopped {
 		// Reserved events that were never scheduled ran too, doing
 		// nothing: time ends at the latest event, as it would have.
-		e.now = max(e.now, e.maxAt)
-		e.passTo(e.now)
+		e.passTo(max(e.now, e.maxAt))
 	}
 }
 
-// passTo marks every event at or before t as passed.
+// passTo marks every event at or before t as passed, and moves time to t
+// if it is later.
 func (e *Engine) passTo(t Tick) {
-	if k := (Key{t, ^uint64(0)}); before(&e.hwm, &k) == 1 {
-		e.hwm = k
+	if h, k := e.hwm(), (Key{t, ^uint64(0)}); before(&h, &k) == 1 {
+		e.now, e.hwmOrd = k.at, k.ord
 	}
 }
 
@@ -322,16 +367,15 @@ func (e *Engine) passTo(t Tick) {
 // Stop was called first). It gives deterministic stopping points: events at
 // exactly t run.
 func (e *Engine) RunUntil(t Tick) {
-	e.stopped, e.halt = false, false
+	e.stopped, e.stopSeq = false, seqSafe
 	e.dispatch(t)
 	if !e.stopped {
-		e.now = max(e.now, t)
 		e.passTo(t)
 	}
 }
 
 // Stop makes Run or RunUntil return after the current event.
-func (e *Engine) Stop() { e.stopped, e.halt = true, true }
+func (e *Engine) Stop() { e.stopped, e.stopSeq = true, 0 }
 
 // Stopped reports whether the last run ended because of Stop.
 func (e *Engine) Stopped() bool { return e.stopped }

@@ -136,3 +136,44 @@ func TestInEventIsFalseAfterAHandlerPanics(t *testing.T) {
 	e.Run()
 	require.True(t, ran)
 }
+
+// The sequence numbers are guarded once per event, not at each placement:
+// a run whose events bring seq to seqSafe panics after the event that did,
+// and a run started there panics before its first event, long before a
+// sequence number could spill into a key's priority bits.
+func TestSequenceOverflowPanicsBeforeAnyKeyIsWrong(t *testing.T) {
+	e := NewEngine()
+	e.seq = seqSafe - 4
+	var ran []Tick
+	h := HandlerFunc(func(now Tick, _ uint64) {
+		ran = append(ran, now)
+		e.After(1, PrioDefault, HandlerFunc(func(Tick, uint64) {}), 0)
+	})
+	e.After(1, PrioDefault, h, 0) // seq at seqSafe-3
+	e.After(2, PrioDefault, h, 0) // seqSafe-2
+	e.After(3, PrioDefault, h, 0) // seqSafe-1; never runs
+	require.PanicsWithValue(t, errSeqOverflow, func() { e.Run() })
+	require.Equal(t, []Tick{1}, ran, "the event that reached seqSafe is the last to run")
+	require.False(t, e.InEvent())
+	require.Less(t, e.seq, uint64(1<<seqBits-1))
+	require.PanicsWithValue(t, errSeqOverflow, func() { e.Run() }, "a run starting past seqSafe")
+	require.PanicsWithValue(t, errSeqOverflow, func() { e.Step() })
+	require.Equal(t, []Tick{1}, ran)
+}
+
+// Step and Stop end a run by lowering the bound dispatch tests seq against
+// after each event; the next run raises it again: Step runs one event, and
+// a Run after a Stop runs to the end.
+func TestStepAndStopLeaveTheNextRunUnbounded(t *testing.T) {
+	e := NewEngine()
+	n := 0
+	for i := range 5 {
+		e.After(Tick(i+1), PrioDefault, HandlerFunc(func(Tick, uint64) { n++ }), 0)
+	}
+	require.True(t, e.Step())
+	require.Equal(t, 1, n)
+	e.Stop()
+	e.Run()
+	require.False(t, e.Stopped())
+	require.Equal(t, 5, n)
+}

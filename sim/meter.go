@@ -204,12 +204,13 @@ func (m *Meter) add(start, end Tick, n uint64) {
 
 // holds reports whether acc takes the span [start, end): it lies in acc's
 // interval (the usual case: most spans fall in the interval of the one
-// before). accW is 0 until a span inside the window set it, so before
-// Window only empty spans pass. a wraps above accW when start < accLo, and
-// end-start above accW-a when end < start.
+// before), accLo <= start <= end <= accLo+accW. accW is 0 until a span
+// inside the window set it, so before Window only empty spans pass. Both
+// ends are taken relative to accLo: b wraps above accW when end < accLo,
+// and a above b when start < accLo or end < start.
 func (m *Meter) holds(start, end Tick) bool {
-	a := start - m.accLo
-	return a <= m.accW && end-start <= m.accW-a
+	b := end - m.accLo
+	return b <= m.accW && start-m.accLo <= b
 }
 
 // addSlow is add for a span outside the interval acc holds.

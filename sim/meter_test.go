@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,4 +148,35 @@ func TestMeterSpansAfterCutInDroppedIntervalsCountNowhere(t *testing.T) {
 	m.Busy(320, 330)
 	m.Busy(200, 260) // 50 counted, up to the cut
 	require.Equal(t, []float64{0, 0.5, 1}, m.Series())
+}
+
+// TestMeterSpanFallsInTheAccumulatorsIntervalExactly checks the wrapping
+// test of whether acc takes a span against its definition, accLo <= start
+// <= end <= accLo+accW (an interval of the window, so accLo+accW does not
+// wrap), at the interval's ends, next to them, for reversed spans and at
+// the ends of the range.
+func TestMeterSpanFallsInTheAccumulatorsIntervalExactly(t *testing.T) {
+	seed := testSeed(t)
+	r := rand.New(rand.NewPCG(seed, 2))
+	in := func(lo, w, x Tick) bool { return x >= lo && uint64(x-lo) <= uint64(w) }
+	for range 2000 {
+		w := Tick(r.Uint64N(1 << 40))
+		lo := Tick(r.Uint64N(uint64(MaxTick - w))) // the interval ends by MaxTick
+		switch r.IntN(4) {
+		case 0:
+			lo = MaxTick - w
+		case 1:
+			w = 0
+		case 2:
+			lo = 0
+		}
+		m := &Meter{accLo: lo, accW: w}
+		points := []Tick{0, MaxTick, lo, lo - 1, lo + 1, lo + w, lo + w + 1, lo + w - 1, lo + w/2, Tick(r.Uint64())}
+		for _, s := range points {
+			for _, e := range points {
+				want := in(lo, w, s) && in(lo, w, e) && s <= e
+				require.Equal(t, want, m.holds(s, e), "acc [%d, %d+%d], span [%d, %d] (seed %d)", lo, lo, w, s, e, seed)
+			}
+		}
+	}
 }

@@ -160,13 +160,20 @@ func (r *nearRing) remove(n uint32, at Tick) {
 func (r *nearRing) link(p uint64, id uint8) {
 	p &= ringSlots - 1
 	nd := r.node(id)
-	k := &nd.k
 	h := r.head[p]
-	if before(k, &r.node(h).k) == 1 {
+	if before(&nd.k, &r.node(h).k) == 1 {
 		nd.next = h
 		r.head[p] = id
 		return
 	}
+	r.linkAfter(h, id)
+}
+
+// linkAfter puts node id in order into the list that holds node h, after
+// h and not after the list's tail.
+func (r *nearRing) linkAfter(h, id uint8) {
+	nd := r.node(id)
+	k := &nd.k
 	for before(&r.node(r.node(h).next).k, k) == 1 {
 		h = r.node(h).next
 	}

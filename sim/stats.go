@@ -76,7 +76,10 @@ func (h *Histogram) Record(v uint64) {
 	}
 	// v has bits.Len64(v) bits: the top histExactBits of them pick the
 	// bucket, the leading one dropped (a mask rather than a subtraction,
-	// so that the index needs no bounds check).
+	// so that the index needs no bounds check). v|1 has as many bits and
+	// the same top ones (shift is at least 1), and is not 0, which spares
+	// the length its test for 0.
+	v |= 1
 	shift := uint(bits.Len64(v)) - histExactBits
 	blk := h.sub[shift&63]
 	if blk == nil {
