@@ -157,7 +157,10 @@ func (a *Adapter) inlineFailure(qp *QP, st Status) Status {
 func (a *Adapter) newWR(qp *QP, op OpType, k opKind, flags OpFlags, ctx uint64, blocks uint32) *wr {
 	w := qp.slot(qp.posted)
 	pages := w.pages
-	*w = wr{op: op, kind: k, qpn: qp.num, flags: flags, ctx: ctx, blocks: blocks, pages: pages, status: StatusSuccess}
+	// Cleared in place, then filled: a literal would be built on the stack
+	// and copied.
+	*w = wr{}
+	w.op, w.kind, w.qpn, w.flags, w.ctx, w.blocks, w.pages, w.status = op, k, qp.num, flags, ctx, blocks, pages, StatusSuccess
 	if qp.blocks%qp.ringBlocks+uint64(blocks) > qp.ringBlocks {
 		qp.blocks += qp.ringBlocks - qp.blocks%qp.ringBlocks
 	}
