@@ -96,12 +96,12 @@ func (p *Port[T]) Send(m T) error {
 	if p.n == len(p.buf) {
 		return p.refuse()
 	}
-	now := p.eng.now
-	i := p.head + p.n // p.n < len(p.buf): one wrap at most, no division
+	vis := p.eng.now + p.latency // the store to buf makes a second sum reload latency
+	i := p.head + p.n            // p.n < len(p.buf): one wrap at most, no division
 	if i >= len(p.buf) {
 		i -= len(p.buf)
 	}
-	p.buf[i] = portSlot[T]{msg: m, visible: now + p.latency}
+	p.buf[i] = portSlot[T]{msg: m, visible: vis}
 	p.n++
 	p.Sent++
 	if p.n > p.maxDepth {
@@ -109,12 +109,12 @@ func (p *Port[T]) Send(m T) error {
 	}
 	switch {
 	case p.arrive != nil:
-		p.arrive.arrival(now + p.latency)
+		p.arrive.arrival(vis)
 	case p.dst == nil:
 	case p.latency == 0:
 		p.dst.Wake()
 	default:
-		p.eng.push(now+p.latency, PrioDeliver, p.dstWake, 0)
+		p.eng.push(vis, PrioDeliver, p.dstWake, 0)
 	}
 	return nil
 }
