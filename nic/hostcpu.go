@@ -27,9 +27,14 @@ import (
 // can bind the throughput of its QPs. Each core has a meter
 // (<host>.Core[i]) that counts its busy time.
 type hostCPU struct {
-	a      *Adapter
-	free   []sim.Tick // per core: busy until then
-	meters []*sim.Meter
+	a     *Adapter
+	cores []hostCore
+}
+
+// hostCore is one core: busy until free, its busy time metered.
+type hostCore struct {
+	free  sim.Tick
+	meter *sim.Meter
 }
 
 // Events of hostCPU.Handle: kind in the top byte.
@@ -52,9 +57,9 @@ func hostName(adapter string) string {
 func (h *hostCPU) init(a *Adapter) {
 	h.a = a
 	n := a.spec.HostCores
-	h.free = make([]sim.Tick, n)
-	for i := range n {
-		h.meters = append(h.meters, a.meter(fmt.Sprintf("%s.Core[%d]", hostName(a.name), i), "cores", 1))
+	h.cores = make([]hostCore, n)
+	for i := range h.cores {
+		h.cores[i].meter = a.meter(fmt.Sprintf("%s.Core[%d]", hostName(a.name), i), "cores", 1)
 	}
 }
 
@@ -65,12 +70,12 @@ func (h *hostCPU) core(qp *QP) uint32 { return qp.core }
 // work occupies core c for d ps after everything it was given before and
 // returns when that work ends.
 func (h *hostCPU) work(c uint32, d uint64) sim.Tick {
-	now := h.a.eng.Now()
-	start := max(now, h.free[c])
+	now, k := h.a.eng.Now(), &h.cores[c]
+	start := max(now, k.free)
 	end := start + sim.Tick(d)
 	if d > 0 {
-		h.free[c] = end
-		h.meters[c].Busy(start, end)
+		k.free = end
+		k.meter.Busy(start, end)
 	}
 	return end
 }
