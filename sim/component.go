@@ -43,18 +43,18 @@ type TickDriver struct {
 	// tick may take, is 0. Edges are multiples of the period, so an edge
 	// before that is at or before the last tick.
 	lastTick Tick
-	pending  bool
-	// idle: the pending tick is reserved, not queued (WakeIdle). It is
+	// st is the driver's state (stNone, stPending, stIdle, stQuiet), one
+	// byte so that a common path tests it once.
+	st uint8
+	// stIdle: the pending tick is reserved, not queued (WakeIdle). It is
 	// queued at its key when anything wakes the driver before its place;
 	// once its place has passed, settle runs its bookkeeping (IdleTick).
-	idle bool
-	// quiet: a tick at quietAt, before the pending one, is reserved at
+	// stQuiet: a tick at quietAt, before the pending one, is reserved at
 	// quietKey but not queued: the component said it would do nothing
 	// and ask for the pending tick again (QuietTicker). The pending tick
 	// stays queued at its key, where that tick's request would have put
 	// it back. A wake before quietKey's place queues the quiet tick at
 	// its key; once the place has passed, settleQuiet counts it as run.
-	quiet bool
 	// canIdle: the component is an IdleTicker and the driver on the
 	// engine's own queue, so that WakeIdle may reserve its tick.
 	canIdle bool
@@ -92,6 +92,17 @@ type TickDriver struct {
 	quietKey Key
 	quiets   uint64 // quiet ticks counted as run without an event
 }
+
+// The bits of TickDriver.st.
+// The states of TickDriver.st. Idle and quiet ticks are pending ones, and
+// never both: a test of the byte against one constant answers each
+// question (pending: not stNone; idle or quiet: above stPending).
+const (
+	stNone    uint8 = iota // no tick is pending
+	stPending              // a tick is pending at pendAt (pendKey), queued
+	stIdle                 // pending, and reserved, not queued (WakeIdle)
+	stQuiet                // pending, and a quiet tick at quietAt is reserved before it
+)
 
 // QuietTicker is a Ticker that can say, when a wake asks for a tick at an
 // edge before its pending one, that the tick there would do nothing at
@@ -170,25 +181,27 @@ func (d *TickDriver) QuietTicks() uint64 {
 // only reserves the tick when a WakeIdler says it will be idle.
 func (d *TickDriver) Wake() {
 	e := d.eng
-	if d.idle { // touch, written out: most wakes of a reserved tick settle it
-		switch {
-		case !e.Passed(d.pendKey):
-			d.queueIdle()
-		case d.wakeIdler == nil:
-			d.settleIdle()
-		case d.wakeIdler.IdleTickOnWake(d.idleRan(), e.now):
-			// settleIdle and the question below in one call; nothing
-			// is pending or quiet now.
-			d.WakeIdle(e.now)
-			return
-		default:
-			goto queue
+	if d.st > stPending { // one test for both, most wakes having neither
+		if d.st == stIdle { // touch, written out: most wakes of a reserved tick settle it
+			switch {
+			case !e.Passed(d.pendKey):
+				d.queueIdle()
+			case d.wakeIdler == nil:
+				d.settleIdle()
+			case d.wakeIdler.IdleTickOnWake(d.idleRan(), e.now):
+				// settleIdle and the question below in one call;
+				// nothing is pending or quiet now.
+				d.WakeIdle(e.now)
+				return
+			default:
+				goto queue
+			}
+		}
+		if d.st == stQuiet {
+			d.unquiet()
 		}
 	}
-	if d.quiet {
-		d.unquiet()
-	}
-	if d.pending {
+	if d.st != stNone {
 		at := d.edgeFor(e.now)
 		if at >= d.pendAt || d.quieter != nil && d.reserveQuiet(at) {
 			return
@@ -208,21 +221,24 @@ queue:
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
-	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.st = stPending
+	d.pendAt, d.pendKey = at, k
 	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
 func (d *TickDriver) WakeAt(t Tick) {
-	if d.idle {
-		d.touch()
-	}
-	if d.quiet {
-		d.unquiet()
+	if d.st > stPending {
+		if d.st == stIdle {
+			d.touch()
+		}
+		if d.st == stQuiet {
+			d.unquiet()
+		}
 	}
 	e := d.eng
 	at := d.edgeFor(max(t, e.now))
-	if d.pending {
+	if d.st != stNone {
 		if d.pendAt <= at {
 			return
 		}
@@ -233,7 +249,8 @@ func (d *TickDriver) WakeAt(t Tick) {
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
-	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.st = stPending
+	d.pendAt, d.pendKey = at, k
 	d.pendH = e.pushTracked(k, d, uint64(at))
 }
 
@@ -243,7 +260,7 @@ func (d *TickDriver) WakeAt(t Tick) {
 // stays queued. It reports whether it did.
 func (d *TickDriver) reserveQuiet(at Tick) bool {
 	e := d.eng
-	if d.idle || e.alt != nil || !d.quieter.QuietAt(at, d.pendAt) {
+	if d.st == stIdle || e.alt != nil || !d.quieter.QuietAt(at, d.pendAt) {
 		return false
 	}
 	k := d.keyFor(at)
@@ -255,7 +272,8 @@ func (d *TickDriver) reserveQuiet(at Tick) bool {
 		return true
 	}
 	e.hold(at)
-	d.quiet, d.quietAt, d.quietKey = true, at, k
+	d.st = stQuiet
+	d.quietAt, d.quietKey = at, k
 	return true
 }
 
@@ -267,7 +285,7 @@ func (d *TickDriver) unquiet() {
 	if d.settleQuiet() {
 		return
 	}
-	d.quiet = false
+	d.st = stPending
 	d.supersede()
 	d.pendAt, d.pendKey = d.quietAt, d.quietKey
 	d.pendH = d.eng.pushTracked(d.quietKey, d, uint64(d.quietAt))
@@ -280,7 +298,7 @@ func (d *TickDriver) settleQuiet() bool {
 	if !d.eng.Passed(d.quietKey) {
 		return false
 	}
-	d.quiet = false
+	d.st = stPending
 	at := d.quietAt
 	d.lastTick = at
 	d.ticks++
@@ -316,7 +334,7 @@ func (d *TickDriver) edgeFor(t Tick) Tick {
 }
 
 func (d *TickDriver) wakeAt(at Tick) {
-	if d.pending {
+	if d.st != stNone {
 		if d.pendAt <= at {
 			return
 		}
@@ -331,7 +349,8 @@ func (d *TickDriver) wakeAt(at Tick) {
 // queue queues the tick at at, no tick being pending.
 func (d *TickDriver) queue(at Tick) {
 	k := d.keyFor(at)
-	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.st = stPending
+	d.pendAt, d.pendKey = at, k
 	d.pendH = d.eng.pushTracked(k, d, uint64(at))
 }
 
@@ -366,20 +385,24 @@ func (d *TickDriver) ghostFor(n Key) Key {
 
 // Handle runs one tick.
 func (d *TickDriver) Handle(now Tick, arg uint64) {
-	if !d.pending || Tick(arg) != d.pendAt {
+	if d.st != stPending { // not pending, or idle or quiet too
+		if d.st == stNone || Tick(arg) != d.pendAt {
+			return // superseded wake
+		}
+		// A quiet tick's place is before this one: it settles.
+		if d.st == stQuiet && !d.settleQuiet() && Invariants {
+			panic(fmt.Sprintf("sim: invariant: %s: tick at %v before its quiet tick at %v", d.name, now, d.quietAt))
+		}
+	} else if Tick(arg) != d.pendAt {
 		return // superseded wake
-	}
-	if d.quiet {
-		d.settleQuiet() // its place is before this one
 	}
 	// An idle tick's time can match a superseded event still queued with
 	// a smaller key: the tick runs here, as it would have.
-	d.idle = false
-	d.pending = false
+	d.st = stNone
 	d.lastTick = now
 	d.ticks++
 	if d.t.Tick(now) {
-		if d.idle {
+		if d.st == stIdle {
 			d.touch()
 		}
 		d.wakeAt(now + d.period)
@@ -398,15 +421,17 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 // is reserved as for any tick (and forgotten when the idle tick settles),
 // and a later one is queued at its key now rather than after the tick.
 func (d *TickDriver) arrival(at Tick) {
-	if d.idle && d.eng.Passed(d.pendKey) {
-		d.settleIdle()
-	}
-	if d.quiet && at <= d.quietAt { // at's edge is at or before the quiet tick
-		d.unquiet() // the message may be taken at the quiet tick
+	if d.st > stPending { // idle or quiet
+		if d.st == stIdle && d.eng.Passed(d.pendKey) {
+			d.settleIdle()
+		}
+		if d.st == stQuiet && at <= d.quietAt { // at's edge is at or before the quiet tick
+			d.unquiet() // the message may be taken at the quiet tick
+		}
 	}
 	k := d.eng.place(at, PrioDeliver) // at is now plus the port's latency
 	if d.dueBy(at) && d.eng.Virtual(k) {
-		if d.idle && at > d.pendAt {
+		if d.st == stIdle && at > d.pendAt {
 			d.eng.ScheduleKey(k, &d.woken, 0)
 			return
 		}
@@ -420,7 +445,7 @@ func (d *TickDriver) arrival(at Tick) {
 // dueBy reports whether a tick is pending at or before t's edge, the one
 // a wake at t asks for: the pending tick's time, an edge, is at or before
 // it exactly when it is before t+Period.
-func (d *TickDriver) dueBy(t Tick) bool { return d.pending && d.pendAt < t+d.period }
+func (d *TickDriver) dueBy(t Tick) bool { return d.st != stNone && d.pendAt < t+d.period }
 
 // checkArrivals, after a tick at now, forgets the reserved arrivals whose
 // place has passed and queues those that would no longer do nothing.
@@ -448,7 +473,7 @@ func (d *TickDriver) checkArrivals(now Tick) {
 // when a tick or reserved arrival is already pending, or on another queue
 // than the engine's own (the reference of the tests), it is WakeAt.
 func (d *TickDriver) WakeIdle(t Tick) {
-	if !d.canIdle || d.pending || len(d.arrivals) > 0 { // idle or quiet: pending too
+	if !d.canIdle || d.st != stNone || len(d.arrivals) > 0 { // idle or quiet: pending too
 		d.WakeAt(t)
 		return
 	}
@@ -458,14 +483,15 @@ func (d *TickDriver) WakeIdle(t Tick) {
 	if len(d.ghosts) > 0 {
 		k = d.ghostFor(k)
 	}
-	d.pending, d.pendAt, d.pendKey = true, at, k
+	d.st = stPending
+	d.pendAt, d.pendKey = at, k
 	if !e.Virtual(k) {
 		d.pendH = e.pushTracked(k, d, uint64(at))
 		return
 	}
 	e.hold(at)
 	d.pendH = handle{}
-	d.idle = true
+	d.st = stIdle
 }
 
 // ReserveIdle is WakeIdle for the pending tick, queued for now and not run
@@ -477,7 +503,7 @@ func (d *TickDriver) WakeIdle(t Tick) {
 // on another queue, or when the queue cannot take the event out.
 func (d *TickDriver) ReserveIdle() bool {
 	e := d.eng
-	if !d.pending || d.idle || d.quiet || !d.canIdle || d.pendAt != e.now || len(d.arrivals) > 0 {
+	if d.st != stPending || !d.canIdle || d.pendAt != e.now || len(d.arrivals) > 0 {
 		return false
 	}
 	if !e.Virtual(d.pendKey) || !e.remove(d.pendH, d.pendAt) {
@@ -485,7 +511,7 @@ func (d *TickDriver) ReserveIdle() bool {
 	}
 	e.hold(d.pendAt)
 	d.pendH = handle{}
-	d.idle = true
+	d.st = stIdle
 	return true
 }
 
@@ -501,7 +527,7 @@ func (d *TickDriver) touch() {
 
 // queueIdle queues the reserved idle tick at its key: it is a tick again.
 func (d *TickDriver) queueIdle() {
-	d.idle = false
+	d.st = stPending
 	d.pendH = d.eng.pushTracked(d.pendKey, d, uint64(d.pendAt))
 }
 
@@ -510,10 +536,10 @@ func (d *TickDriver) queueIdle() {
 // those of the run that queued it. Wakes settle by themselves; readers of
 // statistics call it first (Registry.OnRead).
 func (d *TickDriver) Settle() {
-	if d.quiet {
+	if d.st == stQuiet {
 		d.settleQuiet()
 	}
-	if d.idle && d.eng.Passed(d.pendKey) {
+	if d.st == stIdle && d.eng.Passed(d.pendKey) {
 		d.settleIdle()
 	}
 }
@@ -526,8 +552,7 @@ func (d *TickDriver) settleIdle() { d.idler.IdleTick(d.idleRan()) }
 // idleRan counts the reserved idle tick, whose place has passed, as run,
 // all but its IdleTick, and returns its time.
 func (d *TickDriver) idleRan() Tick {
-	d.idle = false
-	d.pending = false
+	d.st = stNone
 	at := d.pendAt
 	d.lastTick = at
 	d.ticks++

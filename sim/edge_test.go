@@ -50,14 +50,17 @@ func TestTickDriverDueByIsPendingByTheArrivalsEdge(t *testing.T) {
 		clk := ClockDomain{Name: "c", Period: period}
 		d := NewTickDriver("d", clk, NewEngine(), nil)
 		for i := 0; i < 20000; i++ {
-			d.pending = r.IntN(8) != 0
+			d.st = 0
+			if r.IntN(8) != 0 {
+				d.st = stPending
+			}
 			d.pendAt = Tick(r.Uint64N(1<<30)+3) * period // at below stays above 0
 			at := d.pendAt + Tick(r.Uint64N(uint64(6*period+1))) - 3*period
 			if r.IntN(4) == 0 {
 				at = Tick(r.Uint64N(1 << 40))
 			}
-			want := d.pending && d.pendAt <= clk.NextEdge(at)
-			require.Equal(t, want, d.dueBy(at), "period %d, pending %v at %d, t %d", period, d.pending, d.pendAt, at)
+			want := d.st != stNone && d.pendAt <= clk.NextEdge(at)
+			require.Equal(t, want, d.dueBy(at), "period %d, pending %v at %d, t %d", period, d.st != stNone, d.pendAt, at)
 		}
 	}
 }
