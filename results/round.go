@@ -59,11 +59,16 @@ func roundFloat(x float64, decimals int) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
+	// The decimal form is built in a buffer on the stack: a string from
+	// FormatFloat is a heap allocation per value whenever the compiler
+	// inlines it differently (the profile-guided build did).
+	var buf [64]byte
+	var b []byte
 	if decimals >= 0 {
-		s := strconv.FormatFloat(x, 'f', decimals, 64)
-		r, _ := strconv.ParseFloat(s, 64)
-		return r
+		b = strconv.AppendFloat(buf[:0], x, 'f', decimals, 64)
+	} else {
+		b = strconv.AppendFloat(buf[:0], x, 'g', SignificantDigits, 64)
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', SignificantDigits, 64), 64)
+	r, _ := strconv.ParseFloat(string(b), 64)
 	return r
 }
