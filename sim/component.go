@@ -93,7 +93,6 @@ type TickDriver struct {
 	quiets   uint64 // quiet ticks counted as run without an event
 }
 
-// The bits of TickDriver.st.
 // The states of TickDriver.st. Idle and quiet ticks are pending ones, and
 // never both: a test of the byte against one constant answers each
 // question (pending: not stNone; idle or quiet: above stPending).

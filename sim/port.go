@@ -134,16 +134,10 @@ type portWake struct{ w Waker }
 func (pw *portWake) Handle(Tick, uint64) { pw.w.Wake() }
 
 // Peek returns the oldest message if it is visible now.
-func (p *Port[T]) Peek() (T, bool) {
-	var zero T
-	if p.n == 0 || p.buf[p.head].visible > p.eng.Now() {
-		return zero, false
-	}
-	return p.buf[p.head].msg, true
-}
+func (p *Port[T]) Peek() (T, bool) { return p.PeekAt(p.eng.now) }
 
 // PeekAt is Peek for a receiver that knows the current time now (a
-// component's tick).
+// component's tick): it need not load the engine's.
 func (p *Port[T]) PeekAt(now Tick) (T, bool) {
 	var zero T
 	if Invariants && now != p.eng.now {
