@@ -273,19 +273,17 @@ func (e *Engine) dispatch(t Tick) bool {
 		if q := &e.q; uint(q.n-1) < uint(q.ringCap) {
 			// The usual case: the next event is the head of the ring's
 			// first occupied slot, the current one or one later in the
-			// same bitmap word.
+			// same bitmap word. The bitmap finds either without a test
+			// of the current slot, whose outcome no branch predicts.
 			r := &q.small
 			c := r.cur
-			id := r.head[c&(ringSlots-1)]
-			if id == 0 {
-				if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 && len(r.far) == 0 {
-					c += uint64(bits.TrailingZeros64(b))
-					r.cur = c
-				} else {
-					c = r.advance()
-				}
-				id = r.head[c&(ringSlots-1)]
+			if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 && len(r.far) == 0 {
+				c += uint64(bits.TrailingZeros64(b))
+				r.cur = c
+			} else {
+				c = r.advance()
 			}
+			id := r.head[c&(ringSlots-1)]
 			nd := &r.nodes[id&(ringNodes-1)]
 			at := nd.k.at
 			if at > e.until {
