@@ -312,10 +312,13 @@ func (e *Engine) ran(at Tick, ord uint64) {
 		panic(fmt.Sprintf("sim: invariant: event at %v dispatched after time %v", at, e.now))
 	}
 	// at is not before now: a later time takes the mark whole, the same
-	// time the larger order.
-	if at != e.now || ord > e.hwmOrd {
-		e.hwmOrd = ord
+	// time the larger order. Selected, not branched on: which of the two
+	// it is follows the events, not a pattern a branch predicts.
+	h := max(ord, e.hwmOrd)
+	if at != e.now {
+		h = ord
 	}
+	e.hwmOrd = h
 	e.now = at
 	e.executed++
 }
