@@ -213,20 +213,21 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	q.n++
 	id := r.fill(k, h, arg)
 	p := s & (ringSlots - 1)
+	first := r.head[p]
 	switch t := r.tail[p]; {
-	case t == 0: // the usual case: into an empty slot
+	case first == 0: // the usual case: into an empty slot (its tail is stale)
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
 	case earlier(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k): // after the last
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:
-		nd, h := &r.nodes[id&(ringNodes-1)], r.head[p]
-		if earlier(&nd.k, &r.nodes[h&(ringNodes-1)].k) { // before the first
-			nd.next = h
+		nd := &r.nodes[id&(ringNodes-1)]
+		if earlier(&nd.k, &r.nodes[first&(ringNodes-1)].k) { // before the first
+			nd.next = first
 			r.head[p] = id
 		} else {
-			r.linkAfter(h, id)
+			r.linkAfter(first, id)
 		}
 	}
 	return handle{uint32(id), r.epoch}

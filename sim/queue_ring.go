@@ -27,8 +27,10 @@ type nearRing struct {
 	epoch uint32  // changes when node numbers stop naming the events they named
 	far   []event // a binary heap of the events beyond the window
 	bits  [ringSlots / 64]uint64
-	// Each position's list: its first and last node (0: empty), in two
-	// arrays, so that either is one indexed load away.
+	// Each position's list: its first and last node, in two arrays, so
+	// that either is one indexed load away. A head of 0 is an empty list,
+	// whose tail is stale: taking a list's last event clears only its head
+	// (unlinkHead).
 	head, tail [ringSlots]uint8
 	nodes      [ringNodes]ringNode // nodes[0] is unused: 0 ends a list
 }
@@ -90,8 +92,8 @@ func (r *nearRing) fill(k qkey, h Handler, arg uint64) uint8 {
 // events all come before it.
 func (r *nearRing) append(s uint64, id uint8) {
 	p := s & (ringSlots - 1)
-	if t := r.tail[p]; t != 0 {
-		r.nodes[t&(ringNodes-1)].next = id
+	if r.head[p] != 0 {
+		r.nodes[r.tail[p]&(ringNodes-1)].next = id
 	} else {
 		r.head[p] = id
 		r.bits[p>>6] |= 1 << (p & 63)
@@ -107,7 +109,7 @@ func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
 		return r.insertOutside(k, payload{h, arg}, s)
 	}
 	id := r.fill(k, h, arg)
-	if t := r.tail[s&(ringSlots-1)]; t != 0 && before(&k, &r.nodes[t&(ringNodes-1)].k) == 1 {
+	if p := s & (ringSlots - 1); r.head[p] != 0 && before(&k, &r.nodes[r.tail[p]&(ringNodes-1)].k) == 1 {
 		r.link(s, id)
 	} else {
 		r.append(s, id)
@@ -266,16 +268,17 @@ func (r *nearRing) peek() qkey {
 }
 
 // unlinkHead takes node id, the first of position p, out of its list and
-// puts it back into the pool; it keeps its contents until reused.
+// puts it back into the pool; it keeps its contents until reused. Whether
+// the list empties is data no branch predicts, so it is computed rather
+// than tested: last is 1 when it does, and then clears the position's bit
+// (set, as the list held id). The tail is left stale.
 func (r *nearRing) unlinkHead(p uint64, id uint8) {
 	p &= ringSlots - 1
 	nd := &r.nodes[id&(ringNodes-1)]
-	if next := nd.next; next != 0 {
-		r.head[p] = next
-	} else {
-		r.head[p], r.tail[p] = 0, 0
-		r.bits[p>>6] &^= 1 << (p & 63)
-	}
+	next := nd.next
+	last := (uint64(next) - 1) >> 63
+	r.head[p] = next
+	r.bits[p>>6] ^= last << (p & 63)
 	nd.next = r.free
 	r.free = id
 }
