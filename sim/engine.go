@@ -200,7 +200,11 @@ func (e *Engine) pushTracked(k Key, h Handler, arg uint64) handle { return e.sch
 // the window of the ring mode's queue, is written out here: it is
 // appended to its slot's list, at the tail when, as usual, it comes after
 // the last, else most often at the head (a delivery at the time of a tick
-// queued before it).
+// queued before it). It is kept out of line: every caller shares one copy,
+// where a copy inlined at each hot call site would crowd the instruction
+// cache.
+//
+//go:noinline
 func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	q := &e.q
 	r := &q.small
