@@ -178,6 +178,12 @@ func (d *TickDriver) QuietTicks() uint64 {
 // Wake schedules a tick at the next edge at or after now (strictly after the
 // last tick), unless one is already pending at or before that edge. It
 // only reserves the tick when a WakeIdler says it will be idle.
+//
+// Wake, WakeAt, WakeIdle and arrival are kept out of line: each has many
+// hot callers, and a copy inlined at each (as the profile-guided build
+// would) crowds the instruction cache more than the calls cost.
+//
+//go:noinline
 func (d *TickDriver) Wake() {
 	e := d.eng
 	if d.st > stPending { // one test for both, most wakes having neither
@@ -226,6 +232,9 @@ queue:
 }
 
 // WakeAt schedules a tick at the first edge at or after t (t >= now).
+// Out of line, as Wake.
+//
+//go:noinline
 func (d *TickDriver) WakeAt(t Tick) {
 	if d.st > stPending {
 		if d.st == stIdle {
@@ -419,6 +428,9 @@ func (d *TickDriver) Handle(now Tick, arg uint64) {
 // A reserved idle tick (WakeIdle) takes no message: an arrival it covers
 // is reserved as for any tick (and forgotten when the idle tick settles),
 // and a later one is queued at its key now rather than after the tick.
+// Out of line, as Wake.
+//
+//go:noinline
 func (d *TickDriver) arrival(at Tick) {
 	if d.st > stPending { // idle or quiet
 		if d.st == stIdle && d.eng.Passed(d.pendKey) {
@@ -471,6 +483,9 @@ func (d *TickDriver) checkArrivals(now Tick) {
 // place and the run is the same, less one event. Without an IdleTicker,
 // when a tick or reserved arrival is already pending, or on another queue
 // than the engine's own (the reference of the tests), it is WakeAt.
+// Out of line, as Wake.
+//
+//go:noinline
 func (d *TickDriver) WakeIdle(t Tick) {
 	if !d.canIdle || d.st != stNone || len(d.arrivals) > 0 { // idle or quiet: pending too
 		d.WakeAt(t)
