@@ -349,3 +349,28 @@ func TestRingModeHoldsItsMostEventsInOneSlot(t *testing.T) {
 	}
 	require.Zero(t, q.Len())
 }
+
+// A slot's list that empties keeps its tail (only the head and the bit
+// are cleared): events scheduled into it again, after, before and between
+// those already there, and one taken out again, still leave in order.
+func TestEmptiedSlotTakesEventsInOrderAgain(t *testing.T) {
+	e := NewEngine()
+	r := &recorder{}
+	x := &recItem{r, "x"}
+	for i := range 3 {
+		require.NoError(t, e.Schedule(5000, PrioTick, x, uint64(i)))
+	}
+	e.RunUntil(5000)
+	require.Len(t, r.log, 3)
+	r.log = nil
+	// 5100 is in the slot of 5000 (1024 ps slots): its tail is stale.
+	require.NoError(t, e.Schedule(5100, PrioTick, x, 10))
+	require.NoError(t, e.Schedule(5100, PrioDefault, x, 11)) // after the tail
+	require.NoError(t, e.Schedule(5100, PrioDeliver, x, 12)) // before the head
+	require.NoError(t, e.Schedule(5050, PrioDefault, x, 13)) // between, earlier time
+	h := e.pushTracked(e.place(5100, PrioStats), x, 14)      // the tail, taken out
+	require.True(t, e.remove(h, 5100))
+	require.NoError(t, e.Schedule(5100, PrioStats, x, 15)) // after the new tail
+	e.Run()
+	require.Equal(t, []string{"5050:x:13", "5100:x:12", "5100:x:10", "5100:x:11", "5100:x:15"}, r.log)
+}
