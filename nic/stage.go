@@ -164,15 +164,15 @@ func (s *stage) Tick(now sim.Tick) bool {
 			}
 			break
 		}
-		if s.stalled {
-			s.stalled = false
-			s.st.StallPS += uint64(now - s.stallSince)
+		d := uint64(now - s.stallSince) // waited for the queue, if stalled
+		if !s.stalled {
+			d = 0 // a conditional move, not a branch
 		}
 		m := h.m
+		s.stalled, s.st.StallPS = false, s.st.StallPS+d
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
-		// The in-flight records are a power of two: the head wraps by
-		// a mask, without a branch.
+		// The in-flight records are a power of two: the head wraps by a mask.
 		s.head = (s.head + 1) & s.flMask
 		s.n--
 		if s.out == nil {
