@@ -118,40 +118,44 @@ func (q *QP) full() bool { return q.posted-q.retired >= uint64(q.depth) }
 // after the WQE has been fetched (or arrived by MMIO), so keeping them in
 // one record is functionally the same as separate host and NIC copies.
 type wr struct {
-	op     OpType
-	kind   opKind
-	flags  OpFlags
-	ctx    uint64
-	qpn    uint32
-	mr     *MR
-	mw     *MW       // Bind, Invalidate of a window
-	tok    mtt.Token // the entry's token as the request expects it
-	rotate bool      // FastRegister: give the entry a new key
-	pages  []uint64
-	npages uint32
-	fbo    uint64
-	length uint64
-	baseVA uint64
-	rights mtt.Rights
-	inline bool   // page list carried in the WQE
-	blocks uint32 // 64 B basic blocks of the WQE
-	block  uint64 // first basic block (monotonic)
-	mmio   bool   // arrived by WQE-by-MMIO
-
-	// Send, Read, Write.
-	sge         SGE
-	remoteVA    uint64
-	remoteTok   uint32
-	inv         bool // SendAndInvalidate
+	// The fields the stages and the completion engine test on every
+	// request, together in the record's first 64 B (192 B in all: three
+	// cache lines).
+	op          OpType
+	flags       OpFlags
+	status      Status
+	tok         mtt.Token // the entry's token as the request expects it
+	kind        opKind
+	rotate      bool // FastRegister: give the entry a new key
+	skip        bool // error or cancelled: no effect stages
+	nicDone     bool
 	awaitRemote bool // waiting for the peer's answer
 	pipeDone    bool // left the pipeline while waiting for the answer
-
-	status  Status
-	skip    bool // error or cancelled: no effect stages
-	nicDone bool
-	readyAt sim.Tick
+	inline      bool // page list carried in the WQE
+	mmio        bool // arrived by WQE-by-MMIO
+	readyAt     sim.Tick
 
 	tPost, tDoorbell, tFetched, tExec sim.Tick
+
+	// The registration a FastRegister, Bind or Invalidate makes.
+	ctx    uint64
+	mr     *MR
+	mw     *MW // Bind, Invalidate of a window
+	baseVA uint64
+	length uint64
+	fbo    uint64
+	npages uint32
+	blocks uint32 // 64 B basic blocks of the WQE
+	rights mtt.Rights
+	inv    bool // SendAndInvalidate
+	qpn    uint32
+	pages  []uint64
+	block  uint64 // first basic block (monotonic)
+
+	// Send, Read, Write.
+	sge       SGE
+	remoteVA  uint64
+	remoteTok uint32
 }
 
 // CreateQP is NdkCreateQp with one CQ for both queues: a QP of pd whose
