@@ -77,10 +77,12 @@ const (
 	acceptStall
 )
 
+// inflight is an item in flight in a stage: 32 B, two to a cache line.
 type inflight struct {
-	m       item
+	idx     uint64 // the item's request index
 	readyAt sim.Tick
 	start   sim.Tick
+	qp      uint32 // the item's QP
 	waiting bool
 }
 
@@ -168,7 +170,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 		if !s.stalled {
 			d = 0 // a conditional move, not a branch
 		}
-		m := h.m
+		m := item{qp: h.qp, idx: h.idx}
 		s.stalled, s.st.StallPS = false, s.st.StallPS+d
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
@@ -200,7 +202,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 		}
 		s.in.Drop()
 		f := &s.fl[s.nextSlot()]
-		f.m, f.readyAt, f.start, f.waiting = m, now+s.hold, now, r == acceptAsync
+		f.idx, f.qp, f.readyAt, f.start, f.waiting = m.idx, m.qp, now+s.hold, now, r == acceptAsync
 		if r == acceptAsync {
 			s.addWaiting(now, 1)
 		} else if s.n == 0 {
