@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/nicsim/nicsim/mtt"
@@ -65,10 +66,10 @@ func TableBytes(spec Spec) uint64 {
 	req := uint64(unsafe.Sizeof(mtt.Request{}))
 	perEngine := stageBytes(spec.Parse, 0, 0) + stageBytes(spec.Validation, 0, req) +
 		stageBytes(spec.PageList, uint64(spec.PageListFetchesMax)+1, 0) + stageBytes(spec.MTTWrite, 0, 0) +
-		stageBytes(spec.MPTUpdate, 0, 0) + stageBytes(spec.CacheWrite, 0, 0) + uint64(spec.Completion.QueueDepth)*portSlotBytes
+		stageBytes(spec.MPTUpdate, 0, 0) + stageBytes(spec.CacheWrite, 0, 0) + ringSlots(uint64(spec.Completion.QueueDepth))*portSlotBytes
 	b += uint64(spec.ExecEngines) * perEngine
 	b += uint64(spec.WQEFetchOutstandingMax) * (uint64(unsafe.Sizeof(fetchSlot{})) + 4)
-	b += uint64(spec.Scheduler.QueueDepth) * (uint64(unsafe.Sizeof(fetchReq{})) + 16)
+	b += ringSlots(uint64(spec.Scheduler.QueueDepth)) * (uint64(unsafe.Sizeof(fetchReq{})) + 16)
 	return b
 }
 
@@ -77,11 +78,16 @@ func TableBytes(spec Spec) uint64 {
 const portSlotBytes = uint64(unsafe.Sizeof(item{})) + 16
 
 // stageBytes is one stage: its in-flight records (latency x items per
-// cycle / interval, at least depthMin; extra bytes each) and its queue.
+// cycle / interval, at least depthMin; extra bytes each) and its queue,
+// each a ring of a power of two of slots.
 func stageBytes(s StageSpec, depthMin, extra uint64) uint64 {
 	depth := max(uint64(s.LatencyCycles)*uint64(s.ItemsPerCycle)/max(uint64(s.IntervalCycles), 1), 1, depthMin)
-	return depth*(uint64(unsafe.Sizeof(inflight{}))+extra) + uint64(s.QueueDepth)*portSlotBytes
+	return ringSlots(depth)*(uint64(unsafe.Sizeof(inflight{}))+extra) + ringSlots(uint64(s.QueueDepth))*portSlotBytes
 }
+
+// ringSlots is the slots of a ring that holds n (at least 1): the smallest
+// power of two at least n (stage.fl, sim.Port).
+func ringSlots(n uint64) uint64 { return 1 << bits.Len64(n-1) }
 
 // MetersMax bounds the meters (sim.Meter) an adapter of spec, its PCIe
 // link and its translation unit register, each holding a busy time per

@@ -11,22 +11,27 @@ import (
 // QP is an NDK_QP. Its initiator queue (SQ) is a ring in host memory written
 // by the provider; the NIC-side fields are the QP context the NIC holds.
 type QP struct {
-	a         *Adapter
-	num       uint32
-	ctx       uint64
-	pd        *PD
-	cq        *CQ    // initiator CQ
-	rcq       *CQ    // receive CQ (the same as cq unless CreateQPWithCQs says otherwise)
-	depth     uint32 // initiator queue depth (WRs)
-	slotMask  uint64 // len(slots)-1: the slots are a power of two, at least depth
-	rqDepth   uint32
-	connected bool
+	// NIC side (QP context): what the pipeline's stages and the completion
+	// engine read on every request first, in the record's first 64 B.
+	slots        []wr
+	slotMask     uint64 // len(slots)-1: the slots are a power of two, at least depth
+	nicCompleted uint64 // next WR the completion engine retires
+	fetchIdx     uint64 // next WR to fetch
+	errFrom      uint64 // the error state cancels requests from this post index on
+	num          uint32
+	engine       uint32
+	err          bool // error state (docs/ndk.md 5.1) or flushed
+	inDrain      bool
+	fetchBusy    bool
+	inSched      bool
+	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6)
+	cq           *CQ    // initiator CQ
+	ctx          uint64
+	nicPI        uint64     // producer index the NIC has seen
+	fetchMeter   *sim.Meter // the QP's one fetch, until its WQEs are on the NIC; nil beyond qpMetersMax
 	closer
-	engine uint32
-	core   uint32 // host core that posts and polls (num mod HostCores)
 
 	// Provider (host) side.
-	slots      []wr
 	posted     uint64 // WRs accepted
 	retired    uint64 // WRs whose slot the consumer got back (docs/ndk.md §5.7)
 	rung       uint64 // WRs indicated to the NIC (doorbell or WQE-by-MMIO issued)
@@ -36,24 +41,24 @@ type QP struct {
 	plAddr     uint64 // page-list buffers, one per slot
 	plStride   uint64
 
-	// NIC side (QP context).
-	nicPI        uint64 // producer index the NIC has seen
-	fetchIdx     uint64 // next WR to fetch
-	fetchBusy    bool
-	fetchMeter   *sim.Meter // the QP's one fetch, until its WQEs are on the NIC; nil beyond qpMetersMax
-	inSched      bool
-	err          bool   // error state (docs/ndk.md 5.1) or flushed
-	errFrom      uint64 // the error state cancels requests from this post index on
-	nicCompleted uint64 // next WR the completion engine retires
-	inDrain      bool
-	readsOut     uint32 // outstanding RDMA Reads (READ_FENCE, rule 6)
+	a         *Adapter
+	pd        *PD
+	rcq       *CQ    // receive CQ (the same as cq unless CreateQPWithCQs says otherwise)
+	depth     uint32 // initiator queue depth (WRs)
+	rqDepth   uint32
+	core      uint32 // host core that posts and polls (num mod HostCores)
+	connected bool
 
 	// Connection and receive queue.
-	peer           uint32 // the connected QP's number on the other adapter
 	hasPeer        bool
+	peer           uint32 // the connected QP's number on the other adapter
 	rq             []recvWR
 	rqHead, rqTail uint64
 	rqTaken        uint32 // receives taken by a message whose completion is not written yet
+
+	// 320 B in all: the allocator places records of that size on 64 B
+	// boundaries, so the first 64 B above are one cache line.
+	_ [32]byte
 }
 
 // qpMetersMax is how many QPs of an adapter get a meter of their own (the
@@ -118,40 +123,44 @@ func (q *QP) full() bool { return q.posted-q.retired >= uint64(q.depth) }
 // after the WQE has been fetched (or arrived by MMIO), so keeping them in
 // one record is functionally the same as separate host and NIC copies.
 type wr struct {
-	op     OpType
-	kind   opKind
-	flags  OpFlags
-	ctx    uint64
-	qpn    uint32
-	mr     *MR
-	mw     *MW       // Bind, Invalidate of a window
-	tok    mtt.Token // the entry's token as the request expects it
-	rotate bool      // FastRegister: give the entry a new key
-	pages  []uint64
-	npages uint32
-	fbo    uint64
-	length uint64
-	baseVA uint64
-	rights mtt.Rights
-	inline bool   // page list carried in the WQE
-	blocks uint32 // 64 B basic blocks of the WQE
-	block  uint64 // first basic block (monotonic)
-	mmio   bool   // arrived by WQE-by-MMIO
-
-	// Send, Read, Write.
-	sge         SGE
-	remoteVA    uint64
-	remoteTok   uint32
-	inv         bool // SendAndInvalidate
+	// The fields the stages and the completion engine test on every
+	// request, together in the record's first 64 B (192 B in all: three
+	// cache lines).
+	op          OpType
+	flags       OpFlags
+	status      Status
+	tok         mtt.Token // the entry's token as the request expects it
+	kind        opKind
+	rotate      bool // FastRegister: give the entry a new key
+	skip        bool // error or cancelled: no effect stages
+	nicDone     bool
 	awaitRemote bool // waiting for the peer's answer
 	pipeDone    bool // left the pipeline while waiting for the answer
-
-	status  Status
-	skip    bool // error or cancelled: no effect stages
-	nicDone bool
-	readyAt sim.Tick
+	inline      bool // page list carried in the WQE
+	mmio        bool // arrived by WQE-by-MMIO
+	readyAt     sim.Tick
 
 	tPost, tDoorbell, tFetched, tExec sim.Tick
+
+	// The registration a FastRegister, Bind or Invalidate makes.
+	ctx    uint64
+	mr     *MR
+	mw     *MW // Bind, Invalidate of a window
+	baseVA uint64
+	length uint64
+	fbo    uint64
+	npages uint32
+	blocks uint32 // 64 B basic blocks of the WQE
+	rights mtt.Rights
+	inv    bool // SendAndInvalidate
+	qpn    uint32
+	pages  []uint64
+	block  uint64 // first basic block (monotonic)
+
+	// Send, Read, Write.
+	sge       SGE
+	remoteVA  uint64
+	remoteTok uint32
 }
 
 // CreateQP is NdkCreateQp with one CQ for both queues: a QP of pd whose

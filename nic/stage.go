@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/nicsim/nicsim/sim"
 )
@@ -76,10 +77,12 @@ const (
 	acceptStall
 )
 
+// inflight is an item in flight in a stage: 32 B, two to a cache line.
 type inflight struct {
-	m       item
+	idx     uint64 // the item's request index
 	readyAt sim.Tick
 	start   sim.Tick
+	qp      uint32 // the item's QP
 	waiting bool
 }
 
@@ -95,7 +98,9 @@ type stage struct {
 	in      *sim.Port[item]      // from the stage before
 	out     *sim.Port[item]      // to the stage after; nil: sink
 	hold    sim.Tick             // LatencyCycles-1 cycles: the port adds the last one
-	fl      []inflight
+	fl      []inflight           // a power of two of records, at least depth
+	flMask  int                  // len(fl)-1
+	depth   int                  // items in flight at most
 	head, n int
 	// headAt is when the head item may leave (headTime): its readyAt, or
 	// MaxTick while it waits for its request or no item is in flight.
@@ -121,8 +126,9 @@ var _ sim.QuietTicker = (*stage)(nil)
 // room for at least depthMin items in flight. Its statistics are
 // NIC.Stage.<kind>, shared by the stages of that kind on every engine.
 func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, depthMin int) *stage {
-	depth := int(spec.LatencyCycles) * int(spec.ItemsPerCycle) / int(spec.IntervalCycles)
-	s := &stage{work: work, fl: make([]inflight, max(depth, 1, depthMin)), st: a.Stats.stage(kind)}
+	depth := max(int(spec.LatencyCycles)*int(spec.ItemsPerCycle)/int(spec.IntervalCycles), 1, depthMin)
+	s := &stage{work: work, fl: make([]inflight, 1<<bits.Len(uint(depth-1))), depth: depth, st: a.Stats.stage(kind)}
+	s.flMask = len(s.fl) - 1
 	s.block = a.newBlock(prefix+kind, spec, s)
 	s.writer, _ = work.(tptWriteWork)
 	s.hold = s.latency - s.period
@@ -160,16 +166,16 @@ func (s *stage) Tick(now sim.Tick) bool {
 			}
 			break
 		}
-		if s.stalled {
-			s.stalled = false
-			s.st.StallPS += uint64(now - s.stallSince)
+		d := uint64(now - s.stallSince) // waited for the queue, if stalled
+		if !s.stalled {
+			d = 0 // a conditional move, not a branch
 		}
-		m := h.m
+		m := item{qp: h.qp, idx: h.idx}
+		s.stalled, s.st.StallPS = false, s.st.StallPS+d
 		s.st.Items++
 		s.st.ResidencyPS += uint64(now + s.period - h.start)
-		if s.head++; s.head == len(s.fl) {
-			s.head = 0
-		}
+		// The in-flight records are a power of two: the head wraps by a mask.
+		s.head = (s.head + 1) & s.flMask
 		s.n--
 		if s.out == nil {
 			s.sink(m, now)
@@ -181,7 +187,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 	// Accept up to ItemsPerCycle items on an accepting cycle (room).
 	accepted, resourceStall, room := 0, false, 0
 	if now >= s.nextAccept {
-		room = min(s.ipc, len(s.fl)-s.n)
+		room = min(s.ipc, s.depth-s.n)
 	}
 	for accepted < room {
 		m, ok := s.in.PeekAt(now)
@@ -196,7 +202,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 		}
 		s.in.Drop()
 		f := &s.fl[s.nextSlot()]
-		f.m, f.readyAt, f.start, f.waiting = m, now+s.hold, now, r == acceptAsync
+		f.idx, f.qp, f.readyAt, f.start, f.waiting = m.idx, m.qp, now+s.hold, now, r == acceptAsync
 		if r == acceptAsync {
 			s.addWaiting(now, 1)
 		} else if s.n == 0 {
@@ -218,7 +224,7 @@ func (s *stage) Tick(now sim.Tick) bool {
 // what frees it wakes the stage). A tick that can only stall is reserved
 // (WakeIdle).
 func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
-	next, n, depth := sim.MaxTick, s.n, len(s.fl)
+	next, n, depth := sim.MaxTick, s.n, s.depth
 	s.checkHeadAt()
 	if s.headAt != sim.MaxTick && !s.stalled {
 		// Unless there is none, or it waits for its DMA completion or
@@ -254,7 +260,7 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 // makes it a real tick.
 func (s *stage) writeStallsAt(next sim.Tick) bool {
 	w := s.writer
-	if w == nil || s.n == 0 || s.n == len(s.fl) || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
+	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
 		return false
 	}
 	if s.headAt > next {
@@ -269,7 +275,7 @@ func (s *stage) writeStallsAt(next sim.Tick) bool {
 // is full (it accepts nothing) and the queue is full now. A pop from the
 // queue or any other wake before then makes it a real tick.
 func (s *stage) stallsAt(next sim.Tick) bool {
-	if s.out == nil || s.stalled || s.n < len(s.fl) || s.out.Len() < s.out.Cap() {
+	if s.out == nil || s.stalled || s.n < s.depth || s.out.Len() < s.out.Cap() {
 		return false
 	}
 	return s.headAt <= next
@@ -315,7 +321,7 @@ func (s *stage) countWriteStall() {
 // a wake by an arriving message, a completion of another item or a freed
 // TPT slot does that bookkeeping only.
 func (s *stage) IdleOnWake(now sim.Tick) bool {
-	return s.stalled && s.n == len(s.fl) && s.out.Len() == s.out.Cap() && s.headAt <= now
+	return s.stalled && s.n == s.depth && s.out.Len() == s.out.Cap() && s.headAt <= now
 }
 
 // IdleTickOnWake is IdleTick(at) then IdleOnWake(now), for a wake that
@@ -330,7 +336,7 @@ func (s *stage) IdleTickOnWake(at, now sim.Tick) bool {
 	if s.writeStall {
 		s.countWriteStall()
 	}
-	return s.stalled && s.n == len(s.fl) && s.out.Len() == s.out.Cap() && s.headAt <= now
+	return s.stalled && s.n == s.depth && s.out.Len() == s.out.Cap() && s.headAt <= now
 }
 
 // QuietAt reports whether a tick at at, before the pending tick at
@@ -348,7 +354,7 @@ func (s *stage) QuietAt(at, pending sim.Tick) bool {
 	if next <= at {
 		return false
 	}
-	if s.n < len(s.fl) && s.in.Len() > 0 {
+	if s.n < s.depth && s.in.Len() > 0 {
 		vis := s.in.NextVisible()
 		if at >= s.nextAccept && vis <= at {
 			return false
@@ -402,11 +408,7 @@ func (s *stage) headTime() sim.Tick {
 // nextSlot is the in-flight slot the item being accepted will take
 // (the completion argument of an async accept).
 func (s *stage) nextSlot() uint64 {
-	i := s.head + s.n // s.n < len(s.fl): one wrap at most, no division
-	if i >= len(s.fl) {
-		i -= len(s.fl)
-	}
-	return uint64(i)
+	return uint64((s.head + s.n) & s.flMask)
 }
 
 // Handle ends the wait of the item in slot arg: its DMA or TPT request

@@ -148,8 +148,8 @@ func TestScenarioMemoryBudgetRefusesWhatCannotBeHeld(t *testing.T) {
 		fmt.Fprintf(&b, "  - create_qp: {qp: a.q%d, pd: a.pd, cq: a.cq, depth: 65536}\n", i)
 	}
 	_, err = LoadBytes("s.yaml", []byte(b.String()))
-	require.ErrorContains(t, err, "steps: the run needs an estimated 13.")
-	require.ErrorContains(t, err, "objects 13.")
+	require.ErrorContains(t, err, "steps: the run needs an estimated 12.")
+	require.ErrorContains(t, err, "objects 12.")
 	_, err = LoadBytes("s.yaml", []byte(b.String()+"memory_max_bytes: 1099511627776\n"))
 	require.NoError(t, err)
 	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nmemory_max_bytes: 5\n"))
