@@ -98,3 +98,12 @@ func ringSlots(n uint64) uint64 { return 1 << bits.Len64(n-1) }
 func MetersMax(spec Spec) uint64 {
 	return uint64(spec.HostCores) + qpMetersMax + 8*uint64(spec.ExecEngines) + 48
 }
+
+// The QP record is 320 B and a work request's 192 B, whole cache lines
+// (their comments): a field added must keep them so, or say otherwise.
+var (
+	_ = [unsafe.Sizeof(QP{}) - 320]struct{}{}
+	_ = [320 - unsafe.Sizeof(QP{})]struct{}{}
+	_ = [unsafe.Sizeof(wr{}) - 192]struct{}{}
+	_ = [192 - unsafe.Sizeof(wr{})]struct{}{}
+)

@@ -2,7 +2,6 @@ package nic
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/nicsim/nicsim/sim"
 )
@@ -127,7 +126,7 @@ var _ sim.QuietTicker = (*stage)(nil)
 // NIC.Stage.<kind>, shared by the stages of that kind on every engine.
 func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, depthMin int) *stage {
 	depth := max(int(spec.LatencyCycles)*int(spec.ItemsPerCycle)/int(spec.IntervalCycles), 1, depthMin)
-	s := &stage{work: work, fl: make([]inflight, 1<<bits.Len(uint(depth-1))), depth: depth, st: a.Stats.stage(kind)}
+	s := &stage{work: work, fl: make([]inflight, ringSlots(uint64(depth))), depth: depth, st: a.Stats.stage(kind)}
 	s.flMask = len(s.fl) - 1
 	s.block = a.newBlock(prefix+kind, spec, s)
 	s.writer, _ = work.(tptWriteWork)

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // Port is a bounded, typed, one-way channel between two components with a
@@ -36,6 +37,13 @@ type Port[T any] struct {
 	// boundaries, so the first 64 B above are one cache line.
 	_ [16]byte
 }
+
+// A port is 192 B whatever it carries (its comment): a field added must
+// keep it so, or say otherwise.
+var (
+	_ = [unsafe.Sizeof(Port[struct{}]{}) - 192]struct{}{}
+	_ = [192 - unsafe.Sizeof(Port[struct{}]{})]struct{}{}
+)
 
 // portSlot is one message and when it becomes visible. A free slot is
 // visible at MaxTick, so that the head slot of an empty port is never
