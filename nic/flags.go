@@ -153,22 +153,34 @@ func (f OpFlags) LocalWrite() bool { return f&OpAllowLocalWrite != 0 }
 func (f OpFlags) Rights() mtt.Rights { return rights(f.LocalWrite(), f.RemoteRead(), f.RemoteWrite()) }
 
 // acceptedOpFlags is, per operation, the set of flags its documentation
-// accepts (docs/ndk.md 1.2; RDMA_READ_SINK on FastRegister per docs/ndk.md 3.6).
-var acceptedOpFlags = map[OpType]OpFlags{
-	OpFastRegister: OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer | OpRDMAReadSink,
-	OpBind:         OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer,
-	OpInvalidate:   OpSilentSuccess | OpReadFence | OpDefer,
-	OpSend:         OpSilentSuccess | OpReadFence | OpSendAndSolicitEvent | OpInline | OpDefer,
-	OpRead:         OpSilentSuccess | OpReadFence | OpRDMAReadLocalInvalidate | OpDefer,
-	OpWrite:        OpSilentSuccess | OpReadFence | OpDefer,
-	OpReceive:      0, // DEFER is never valid on Receive
+// accepts (docs/ndk.md 1.2; RDMA_READ_SINK on FastRegister per docs/ndk.md
+// 3.6), and whether the operation takes flags at all. A switch, not a map:
+// every post asks it.
+func acceptedOpFlags(op OpType) (OpFlags, bool) {
+	switch op {
+	case OpFastRegister:
+		return OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer | OpRDMAReadSink, true
+	case OpBind:
+		return OpSilentSuccess | OpReadFence | OpAllowRemoteRead | OpAllowRemoteWrite | OpDefer, true
+	case OpInvalidate:
+		return OpSilentSuccess | OpReadFence | OpDefer, true
+	case OpSend:
+		return OpSilentSuccess | OpReadFence | OpSendAndSolicitEvent | OpInline | OpDefer, true
+	case OpRead:
+		return OpSilentSuccess | OpReadFence | OpRDMAReadLocalInvalidate | OpDefer, true
+	case OpWrite:
+		return OpSilentSuccess | OpReadFence | OpDefer, true
+	case OpReceive:
+		return 0, true // DEFER is never valid on Receive
+	}
+	return 0, false
 }
 
 // ValidateOpFlags applies docs/ndk.md 1.2 and 5.2 to a work request's flags:
 // unknown bits for the operation, and a remote-write bit without the
 // local-write bit, are STATUS_INVALID_PARAMETER inline.
 func ValidateOpFlags(op OpType, f OpFlags) (Status, error) {
-	ok, known := acceptedOpFlags[op]
+	ok, known := acceptedOpFlags(op)
 	if !known {
 		return StatusInvalidParameter, fmt.Errorf("operation %v takes no work-request flags", op)
 	}
