@@ -125,15 +125,25 @@ func (kt *KeyTable) Alloc(kind Kind, pd uint32) (Token, error) {
 // current returns the entry tok names if tok is its current token and the
 // entry is allocated.
 func (kt *KeyTable) current(tok Token) (*Entry, error) {
+	if idx := tok.Index(); idx < uint32(len(kt.entries)) {
+		if e := &kt.entries[idx]; e.State != StateFree && e.Key == tok.Key() {
+			return e, nil
+		}
+	}
+	return nil, kt.badToken(tok)
+}
+
+// badToken is current's error for tok, out of line: the hot callers keep
+// only their common path in their instructions.
+//
+//go:noinline
+func (kt *KeyTable) badToken(tok Token) error {
 	idx := tok.Index()
 	if idx >= uint32(len(kt.entries)) {
-		return nil, fmt.Errorf("%w: %v: index beyond %d entries", ErrBadToken, tok, len(kt.entries))
+		return fmt.Errorf("%w: %v: index beyond %d entries", ErrBadToken, tok, len(kt.entries))
 	}
 	e := &kt.entries[idx]
-	if e.State == StateFree || e.Key != tok.Key() {
-		return nil, fmt.Errorf("%w: %v (entry %s, key %d)", ErrBadToken, tok, e.State, e.Key)
-	}
-	return e, nil
+	return fmt.Errorf("%w: %v (entry %s, key %d)", ErrBadToken, tok, e.State, e.Key)
 }
 
 // Free releases the entry of tok (object destroyed). The key advances so
@@ -168,15 +178,32 @@ func (kt *KeyTable) SetRegion(tok Token, r Region) error {
 	if err != nil {
 		return err
 	}
-	if e.Kind != KindMR {
-		return fmt.Errorf("%w: %v is a window", ErrWrongKind, tok)
-	}
-	if err := r.check(); err != nil {
-		return err
+	if e.Kind != KindMR || !r.fits() {
+		return regionErr(e, tok, &r)
 	}
 	e.Region = r
 	e.State = StateValid
 	return nil
+}
+
+// fits reports whether check finds nothing wrong with r: the common path,
+// without the errors' formatting.
+func (r *Region) fits() bool {
+	return (r.PageShift == PageShift4K || r.PageShift == PageShift2M) &&
+		r.FBO < uint64(1)<<(r.PageShift&63) &&
+		r.Length != 0 && r.BaseVA+r.Length-1 >= r.BaseVA &&
+		r.BaseVA >= r.XlateVA &&
+		(r.BaseVA-r.XlateVA+r.FBO+r.Length-1)>>(r.PageShift&63) < uint64(r.MTTCount)
+}
+
+// regionErr is SetRegion's error, out of line (see badToken).
+//
+//go:noinline
+func regionErr(e *Entry, tok Token, r *Region) error {
+	if e.Kind != KindMR {
+		return fmt.Errorf("%w: %v is a window", ErrWrongKind, tok)
+	}
+	return r.check()
 }
 
 func (r Region) check() error {
@@ -209,10 +236,17 @@ func (kt *KeyTable) Invalidate(tok Token) error {
 		return err
 	}
 	if e.State != StateValid {
-		return fmt.Errorf("%w: %v is %s", ErrWrongState, tok, e.State)
+		return notValid(tok, e.State)
 	}
 	e.State = StateInvalid
 	return nil
+}
+
+// notValid is Invalidate's error, out of line (see badToken).
+//
+//go:noinline
+func notValid(tok Token, st State) error {
+	return fmt.Errorf("%w: %v is %s", ErrWrongState, tok, st)
 }
 
 // BindWindow binds the window mw to [va, va+length) of the valid MR mr with

@@ -313,8 +313,7 @@ func (t *Translator) ReadMPT(r *Request, done sim.Handler, arg uint64) error {
 
 func (t *Translator) start(r *Request, done sim.Handler, arg uint64, mptOnly bool) error {
 	if len(t.freeSlots) == 0 {
-		t.refused = true
-		return fmt.Errorf("%w: %s: all %d request slots in use", ErrBusy, t.name, len(t.slots))
+		return t.slotsBusy()
 	}
 	id := t.freeSlots[len(t.freeSlots)-1]
 	t.freeSlots = t.freeSlots[:len(t.freeSlots)-1]
@@ -604,7 +603,7 @@ func (t *Translator) CanWrite() bool { return len(t.freeWrites) > 0 }
 // from the moment it is made; see doc.go.
 func (t *Translator) WriteMPT(index uint32, done sim.Handler, arg uint64) error {
 	if index >= t.keys.Len() {
-		return fmt.Errorf("mtt: %s: WriteMPT of entry %d beyond %d", t.name, index, t.keys.Len())
+		return t.writeMPTErr(index)
 	}
 	addr := t.lay.mptAddr(index)
 	return t.write(tabMPT, addr, addr+uint64(t.spec.MPTEntryBytes), uint64(t.spec.MPTEntryBytes), done, arg)
@@ -615,7 +614,7 @@ func (t *Translator) WriteMPT(index uint32, done sim.Handler, arg uint64) error 
 // (docs/sources.md §6), and updates or invalidates cached copies of those lines.
 func (t *Translator) WriteMTT(offset, count uint32, done sim.Handler, arg uint64) error {
 	if count == 0 || uint64(offset)+uint64(count) > uint64(t.mtt.Len()) {
-		return fmt.Errorf("mtt: %s: WriteMTT of [%d, +%d) outside [0, %d)", t.name, offset, count, t.mtt.Len())
+		return t.writeMTTErr(offset, count)
 	}
 	const unit = 64
 	lo := t.lay.mttAddr(uint64(offset)) &^ (unit - 1)
@@ -625,7 +624,7 @@ func (t *Translator) WriteMTT(offset, count uint32, done sim.Handler, arg uint64
 
 func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg uint64) error {
 	if len(t.freeWrites) == 0 {
-		return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
+		return t.writesBusy()
 	}
 	tb := &t.tabs[ti&1]     // tabMPT or tabMTT: the mask spares a bounds check
 	sh := tb.lineShift & 63 // < 64: the mask spares the test of a shift past the width
@@ -648,4 +647,28 @@ func (t *Translator) write(ti int, lo, hi, chunk uint64, done sim.Handler, arg u
 	t.writeQ.push(id)
 	t.drv.Wake()
 	return nil
+}
+
+// The errors of start, WriteMPT, WriteMTT and write, out of line: their
+// formatting would otherwise sit among the common path's instructions.
+
+//go:noinline
+func (t *Translator) slotsBusy() error {
+	t.refused = true
+	return fmt.Errorf("%w: %s: all %d request slots in use", ErrBusy, t.name, len(t.slots))
+}
+
+//go:noinline
+func (t *Translator) writeMPTErr(index uint32) error {
+	return fmt.Errorf("mtt: %s: WriteMPT of entry %d beyond %d", t.name, index, t.keys.Len())
+}
+
+//go:noinline
+func (t *Translator) writeMTTErr(offset, count uint32) error {
+	return fmt.Errorf("mtt: %s: WriteMTT of [%d, +%d) outside [0, %d)", t.name, offset, count, t.mtt.Len())
+}
+
+//go:noinline
+func (t *Translator) writesBusy() error {
+	return fmt.Errorf("%w: %s: all %d write slots in use", ErrBusy, t.name, len(t.writes))
 }

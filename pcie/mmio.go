@@ -49,6 +49,25 @@ func newMMIO(l *Link) *mmio {
 // queued.
 func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error {
 	m := l.mmio
+	// One test for the usual case: 1..MMIOBytesMax bytes (0 wraps above
+	// the limit), no wrap, no doorbell across 8 B, room.
+	if bytes-1 >= MMIOBytesMax || addr+bytes < addr ||
+		bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes || m.reqs.len() >= l.spec.MMIOQueueMax {
+		return l.mmioRefused(addr, bytes)
+	}
+	r := m.reqs.spare() // push, built in place: no request copied in
+	r.addr, r.bytes, r.off, r.done, r.arg, r.called, r.seq = addr, bytes, 0, done, arg, l.eng.Now(), l.down.nextSeq()
+	m.reqs.n++
+	l.down.kick()
+	return nil
+}
+
+// mmioRefused says why MMIOWrite cannot take a write of bytes at addr;
+// out of line, so that MMIOWrite keeps only its common path.
+//
+//go:noinline
+func (l *Link) mmioRefused(addr, bytes uint64) error {
+	m := l.mmio
 	switch {
 	case bytes == 0 || bytes > MMIOBytesMax:
 		return fmt.Errorf("pcie: MMIOWrite of %d bytes is out of range 1..%d", bytes, MMIOBytesMax)
@@ -56,14 +75,9 @@ func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
 		return fmt.Errorf("pcie: MMIOWrite at %#x of %d bytes wraps the address space", addr, bytes)
 	case bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes:
 		return fmt.Errorf("pcie: MMIOWrite of %d bytes at %#x crosses an 8 B boundary (one uncached store)", bytes, addr)
-	case m.reqs.len() >= l.spec.MMIOQueueMax:
+	default: // the queue is full
 		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.reqs.len())
 	}
-	r := m.reqs.spare() // push, built in place: no request copied in
-	r.addr, r.bytes, r.off, r.done, r.arg, r.called, r.seq = addr, bytes, 0, done, arg, l.eng.Now(), l.down.nextSeq()
-	m.reqs.n++
-	l.down.kick()
-	return nil
 }
 
 // peek offers the next MWr (a source, tx.pick). An empty queue is

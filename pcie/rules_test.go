@@ -353,3 +353,41 @@ func TestDMARefusesEachBadRequestForItsOwnFault(t *testing.T) {
 	require.Equal(t, uint64(4), l.Stats().Refused)
 	require.Equal(t, 2, d.Outstanding())
 }
+
+// TestMMIOWriteRefusesBadStoresAndQueuesNothing: MMIOWrite takes 1..4096
+// bytes that do not wrap the address space, an uncached store (8 B or
+// less) within one 8 B word, while the CPU's queue has room; otherwise it
+// says which rule the write broke and queues nothing. Each rule is tried
+// on both sides of its boundary.
+func TestMMIOWriteRefusesBadStoresAndQueuesNothing(t *testing.T) {
+	spec := DefaultSpec()
+	spec.MMIOQueueMax = 3
+	l, env, _, down := newTestLink(t, spec)
+	var log doneLog
+	for _, c := range []struct {
+		addr, bytes uint64
+		err         string
+	}{
+		{0x100, 0, "out of range"},
+		{0x100, MMIOBytesMax + 1, "out of range"},
+		{^uint64(0) - 63, 64, "wraps"},
+		{0x104, 8, "crosses an 8 B boundary"},
+		{0x107, 2, "crosses an 8 B boundary"},
+	} {
+		err := l.MMIOWrite(c.addr, c.bytes, &log, 99)
+		require.ErrorContains(t, err, c.err, "addr %#x bytes %d", c.addr, c.bytes)
+	}
+	require.NoError(t, l.MMIOWrite(0x106, 2, &log, 0))             // within one word
+	require.NoError(t, l.MMIOWrite(^uint64(0)-64, 64, &log, 1))    // ends at the last byte
+	require.NoError(t, l.MMIOWrite(0x2000, MMIOBytesMax, &log, 2)) // the largest
+	err := l.MMIOWrite(0x200, 8, &log, 99)
+	require.ErrorIs(t, err, ErrFull)
+	require.ErrorContains(t, err, "3 pending")
+	env.Engine.Run()
+	require.Equal(t, []uint64{0, 1, 2}, log.args, "only the accepted writes arrive")
+	var bytes uint64
+	for _, p := range down.got {
+		bytes += p.payload
+	}
+	require.Equal(t, 2+64+MMIOBytesMax, int(bytes))
+}
