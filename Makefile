@@ -19,7 +19,7 @@ BENCH_BASELINE := results/bench/baseline.txt
 # The benchmarks are built with the profile nicsim itself is built with.
 PGO_PROFILE := $(CURDIR)/cmd/nicsim/default.pgo
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare pgo scale determinism regress baselines validate fuzz clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare speed-vs-start pgo scale determinism regress baselines validate fuzz clean help
 
 all: build test
 
@@ -30,6 +30,7 @@ help:
 	@echo "make lint         gofmt check, go vet, staticcheck"
 	@echo "make bench        whole-simulator (ns, events, allocs per request), kernel, PCIe, MTT and NIC benchmarks; also in bin/bench.txt"
 	@echo "make bench-compare  make bench, then benchstat against results/bench/baseline.txt"
+	@echo "make speed-vs-start  wall ns per work request of the quickstart load against the binary of 4ee3778 (RUNS pairs, median)"
 	@echo "make pgo          rewrite cmd/nicsim/default.pgo, the profile go build optimises nicsim with (review, then commit)"
 	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
@@ -74,6 +75,12 @@ bench:
 
 bench-compare: bench
 	$(GO) tool benchstat $(BENCH_BASELINE) $(BENCH_OUT)
+
+# The quickstart load's wall time per work request against the binary of
+# START (4ee3778, docs/kernel.md), RUNS pairs in turn, median of each and of
+# the per-pair ratios.
+speed-vs-start:
+	GO=$(GO) ./scripts/speed-vs-start.sh
 
 # The CPU profile that go build and go run use for profile-guided
 # optimisation of cmd/nicsim (docs/kernel.md, "Profile-guided build"):
