@@ -275,39 +275,57 @@ func (e *Engine) dispatch(t Tick) bool {
 	e.depth++ // handlers run from here on (InEvent)
 	defer func() { e.depth-- }()
 	for {
-		if q := &e.q; uint(q.n-1) < uint(q.ringCap) {
-			// The usual case: the next event is the head of the ring's
-			// first occupied slot, the current one or one later in the
-			// same bitmap word. The bitmap finds either without a test
-			// of the current slot, whose outcome no branch predicts.
-			r := &q.small
-			c := r.cur
-			if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 && len(r.far) == 0 {
-				c += uint64(bits.TrailingZeros64(b))
-				r.cur = c
-			} else {
-				c = r.advance()
-			}
-			id := r.head[c&(ringSlots-1)]
-			nd := &r.nodes[id&(ringNodes-1)]
-			at := nd.k.at
-			if at > e.until {
+		// The usual case: the next event is the head of the ring's first
+		// occupied slot, the current one or one later in the same bitmap
+		// word. The bitmap finds either without a test of the current
+		// slot, whose outcome no branch predicts, and without a test of
+		// the queue's mode: outside ring mode the ring is empty, and so
+		// is its bitmap. The window's start stays: the slots between it
+		// and the event's are empty and stay so (no event is scheduled
+		// in the past), and a window that does not move takes nothing
+		// in from far, which need not be tested.
+		q := &e.q
+		r := &q.small
+		c := r.cur
+		if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
+			c += uint64(bits.TrailingZeros64(b))
+		} else if uint(q.n-1) < uint(q.ringCap) {
+			c = r.advance()
+		} else {
+			if !e.stepSlow(e.until) {
 				return false
 			}
-			r.unlinkHead(c, id)
-			q.n--
-			e.ran(at, nd.k.ord)
-			nd.v.h.Handle(at, nd.v.arg)
-		} else if !e.stepSlow(e.until) {
+			if e.halts() {
+				return true
+			}
+			continue
+		}
+		id := r.head[c&(ringSlots-1)]
+		nd := &r.nodes[id&(ringNodes-1)]
+		at := nd.k.at
+		if at > e.until {
 			return false
 		}
-		if e.seq >= e.stopSeq {
-			if e.seq >= seqSafe {
-				panic(errSeqOverflow)
-			}
+		r.unlinkHead(c, id)
+		q.n--
+		e.ran(at, nd.k.ord)
+		nd.v.h.Handle(at, nd.v.arg)
+		if e.halts() {
 			return true
 		}
 	}
+}
+
+// halts reports, after an event, whether dispatch returns: seq has reached
+// stopSeq. It panics when seq has reached seqSafe.
+func (e *Engine) halts() bool {
+	if e.seq >= e.stopSeq {
+		if e.seq >= seqSafe {
+			panic(errSeqOverflow)
+		}
+		return true
+	}
+	return false
 }
 
 // ran records that the event at key (at, ord) is dispatched: time moves to

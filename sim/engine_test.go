@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -176,4 +177,63 @@ func TestStepAndStopLeaveTheNextRunUnbounded(t *testing.T) {
 	e.Run()
 	require.False(t, e.Stopped())
 	require.Equal(t, 5, n)
+}
+
+// windowModel is a handler that schedules more events on its engine, some
+// near the ring's window edge (ringSlots slots ahead) and beyond, so that
+// events go to far and come back while dispatch leaves the window's start
+// behind within its bitmap word.
+type windowModel struct {
+	eng *Engine
+	rng *rand.Rand
+	log []string
+	n   int
+	far int // the most events far held at once (engine's own queue)
+}
+
+func (m *windowModel) Handle(now Tick, arg uint64) {
+	m.log = append(m.log, fmt.Sprintf("%d:%d", now, arg))
+	m.far = max(m.far, len(m.eng.q.small.far))
+	edge := Tick(ringSlots) << ringShift
+	for k := 1 + m.rng.IntN(2); k > 0 && m.n < 20_000; k-- {
+		m.n++
+		var d Tick
+		switch m.rng.IntN(4) {
+		case 0: // around the window's edge
+			d = edge - 80<<ringShift + Tick(m.rng.IntN(160<<ringShift))
+		case 1: // beyond it
+			d = edge + Tick(m.rng.IntN(int(edge)))
+		default: // within a few slots, ties included
+			d = Tick(m.rng.IntN(3 << ringShift))
+		}
+		m.eng.After(d, Priority(m.rng.IntN(4)*10), m, uint64(m.n))
+	}
+}
+
+func (m *windowModel) run() []string {
+	for i := range 8 {
+		m.eng.After(Tick(i)<<ringShift, PrioTick, m, 0)
+	}
+	for m.eng.Pending() > 0 {
+		m.eng.RunUntil(m.eng.Now() + 3*US)
+		if m.rng.IntN(2) == 0 { // between slices, often before the window's start
+			m.eng.After(Tick(m.rng.IntN(2<<ringShift)), PrioDefault, m, 0)
+		}
+	}
+	return m.log
+}
+
+// Dispatch takes events in the reference order while events cross the
+// ring's window edge, RunUntil bounds fall between them and events are
+// scheduled between runs, before the window's start.
+func TestDispatchAcrossTheWindowEdgeMatchesTheReference(t *testing.T) {
+	seed := testSeed(t)
+	gm := &windowModel{eng: NewEngine(), rng: Stream(seed, "window")}
+	got := gm.run()
+	require.Positive(t, gm.far, "no event went beyond the window")
+	want := (&windowModel{eng: newEngineWith(&heap4Queue{}), rng: Stream(seed, "window")}).run()
+	require.Greater(t, len(want), 20_000)
+	if i := firstDiff(want, got); i >= 0 {
+		t.Fatalf("dispatch differs from the reference at event %d: want %q, got %q", i, want[i], got[min(i, len(got)-1)])
+	}
 }

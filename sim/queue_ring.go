@@ -22,7 +22,11 @@ import (
 // is in ring position s mod ringSlots; every later one is in far; none is
 // earlier than cur (events are never scheduled in the past).
 type nearRing struct {
-	cur   uint64  // absolute slot of the window's start
+	// cur is the absolute slot of the window's start, at or before the
+	// earliest event's: settle and advance move it there, and dispatch
+	// leaves it where it is while it takes events later in its bitmap
+	// word.
+	cur   uint64
 	free  uint8   // the first node not in use, the rest linked through next; 0: none
 	epoch uint32  // changes when node numbers stop naming the events they named
 	far   []event // a binary heap of the events beyond the window
