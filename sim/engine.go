@@ -156,7 +156,14 @@ func (e *Engine) Reserve(at Tick, prio Priority) Key {
 // with hold unless it schedules the key at once (a scheduled event runs
 // before Run returns, so its time needs no record): the tick driver's
 // path, whose times are never before Now.
-func (e *Engine) place(at Tick, prio Priority) Key { return Key{at, e.nextOrd(prio)} }
+//
+// It takes the sequence number itself (nextOrd, written out): an inlined
+// call inside an inlined call costs a no-op instruction at every call
+// site.
+func (e *Engine) place(at Tick, prio Priority) Key {
+	e.seq++
+	return Key{at, uint64(prio)<<seqBits | e.seq}
+}
 
 // hold records at as the time of an event reserved and not scheduled, or
 // taken out of the queue: time ends no earlier when Run returns.
@@ -215,18 +222,20 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	// Fewer than ringOn events are queued, so fewer than ringOn nodes are
 	// in use and the pool has a free one.
 	q.n++
-	id := r.fill(k, h, arg)
+	id := r.free // fill, written out: inlined, its call would leave a no-op instruction
+	nd := &r.nodes[id&(ringNodes-1)]
+	r.free = nd.next
+	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
 	p := s & (ringSlots - 1)
 	first := r.head[p]
 	switch t := r.tail[p]; {
 	case first == 0: // the usual case: into an empty slot (its tail is stale)
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case earlier(&r.nodes[t&(ringNodes-1)].k, &r.nodes[id&(ringNodes-1)].k): // after the last
+	case earlier(&r.nodes[t&(ringNodes-1)].k, &nd.k): // after the last
 		r.nodes[t&(ringNodes-1)].next = id
 		r.tail[p] = id
 	default:
-		nd := &r.nodes[id&(ringNodes-1)]
 		if earlier(&nd.k, &r.nodes[first&(ringNodes-1)].k) { // before the first
 			nd.next = first
 			r.head[p] = id
@@ -306,11 +315,22 @@ func (e *Engine) dispatch(t Tick) bool {
 		if at > e.until {
 			return false
 		}
-		r.unlinkHead(c, id)
+		// unlinkHead and, after the event, halts, written out: their
+		// calls, inlined, would each leave a no-op instruction.
+		next := nd.next
+		last := (uint64(next) - 1) >> 63
+		p := c & (ringSlots - 1)
+		r.head[p] = next
+		r.bits[p>>6] ^= last << (p & 63)
+		nd.next = r.free
+		r.free = id
 		q.n--
 		e.ran(at, nd.k.ord)
 		nd.v.h.Handle(at, nd.v.arg)
-		if e.halts() {
+		if e.seq >= e.stopSeq {
+			if e.seq >= seqSafe {
+				panic(errSeqOverflow)
+			}
 			return true
 		}
 	}
