@@ -223,7 +223,7 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	// in use and the pool has a free one.
 	q.n++
 	id := r.free // fill, written out: inlined, its call would leave a no-op instruction
-	nd := &r.nodes[id&(ringNodes-1)]
+	nd := &r.nodes[id]
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
 	p := s & (ringSlots - 1)
@@ -232,11 +232,11 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 	case first == 0: // the usual case: into an empty slot (its tail is stale)
 		r.head[p], r.tail[p] = id, id
 		r.bits[p>>6] |= 1 << (p & 63)
-	case earlier(&r.nodes[t&(ringNodes-1)].k, &nd.k): // after the last
-		r.nodes[t&(ringNodes-1)].next = id
+	case earlier(&r.nodes[t].k, &nd.k): // after the last
+		r.nodes[t].next = id
 		r.tail[p] = id
 	default:
-		if earlier(&nd.k, &r.nodes[first&(ringNodes-1)].k) { // before the first
+		if earlier(&nd.k, &r.nodes[first].k) { // before the first
 			nd.next = first
 			r.head[p] = id
 		} else {
@@ -310,7 +310,7 @@ func (e *Engine) dispatch(t Tick) bool {
 			continue
 		}
 		id := r.head[c&(ringSlots-1)]
-		nd := &r.nodes[id&(ringNodes-1)]
+		nd := &r.nodes[id]
 		at := nd.k.at
 		if at > e.until {
 			return false

@@ -42,11 +42,12 @@ type nearRing struct {
 const (
 	ringShift = 10   // slot width 1024 ps
 	ringSlots = 4096 // window about 4.2 µs
-	// ringNodes bounds the events the ring holds at once: ring mode ends
-	// above ringOn events, so ringOn+1 nodes (and node 0, unused) are the
-	// most it ever needs. A power of two, so that a node number masked with
-	// ringNodes-1 needs no bounds check.
-	ringNodes = 128
+	// ringNodes is the size of the node pool: one node per node number
+	// (a uint8), so that a node number indexes the pool with neither a
+	// bounds check nor a mask. Ring mode ends above ringOn events, so it
+	// uses at most ringOn+1 nodes (and node 0, unused), and the free list,
+	// last in first out, never hands out the rest.
+	ringNodes = 256
 )
 
 // The ring's node pool must hold every event of ring mode.
@@ -73,7 +74,7 @@ func (r *nearRing) init() {
 }
 
 // node is node id's storage.
-func (r *nearRing) node(id uint8) *ringNode { return &r.nodes[id&(ringNodes-1)] }
+func (r *nearRing) node(id uint8) *ringNode { return &r.nodes[id] }
 
 // release puts node id, out of every list, back into the pool; it keeps
 // its key and payload until reused.
@@ -86,7 +87,7 @@ func (r *nearRing) release(id uint8) {
 // with an event that is not in any list yet.
 func (r *nearRing) fill(k qkey, h Handler, arg uint64) uint8 {
 	id := r.free
-	nd := &r.nodes[id&(ringNodes-1)]
+	nd := &r.nodes[id]
 	r.free = nd.next
 	nd.k, nd.v, nd.next = k, payload{h, arg}, 0
 	return id
@@ -97,7 +98,7 @@ func (r *nearRing) fill(k qkey, h Handler, arg uint64) uint8 {
 func (r *nearRing) append(s uint64, id uint8) {
 	p := s & (ringSlots - 1)
 	if r.head[p] != 0 {
-		r.nodes[r.tail[p]&(ringNodes-1)].next = id
+		r.nodes[r.tail[p]].next = id
 	} else {
 		r.head[p] = id
 		r.bits[p>>6] |= 1 << (p & 63)
@@ -113,7 +114,7 @@ func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
 		return r.insertOutside(k, payload{h, arg}, s)
 	}
 	id := r.fill(k, h, arg)
-	if p := s & (ringSlots - 1); r.head[p] != 0 && before(&k, &r.nodes[r.tail[p]&(ringNodes-1)].k) == 1 {
+	if p := s & (ringSlots - 1); r.head[p] != 0 && before(&k, &r.nodes[r.tail[p]].k) == 1 {
 		r.link(s, id)
 	} else {
 		r.append(s, id)
@@ -278,7 +279,7 @@ func (r *nearRing) peek() qkey {
 // (set, as the list held id). The tail is left stale.
 func (r *nearRing) unlinkHead(p uint64, id uint8) {
 	p &= ringSlots - 1
-	nd := &r.nodes[id&(ringNodes-1)]
+	nd := &r.nodes[id]
 	next := nd.next
 	last := (uint64(next) - 1) >> 63
 	r.head[p] = next
