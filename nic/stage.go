@@ -149,11 +149,14 @@ func (a *Adapter) settle() {
 	}
 }
 
-// Tick emits finished items in order, then accepts new ones.
+// Tick emits finished items in order, then accepts new ones. Each loop
+// counts its ItemsPerCycle after an item, not before the first: most
+// stages take one item a cycle, and a tick that emits or takes nothing
+// then tests no count.
 func (s *stage) Tick(now sim.Tick) bool {
 	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.
-	for emitted := 0; emitted < s.ipc && s.headAt <= now; emitted++ {
+	for left := s.ipc; s.headAt <= now; {
 		// headAt <= now: an item is in flight, the DMA or TPT request
 		// it may have made has completed, and its latency has passed
 		// (headTime).
@@ -181,14 +184,14 @@ func (s *stage) Tick(now sim.Tick) bool {
 		} else if err := s.out.Send(m); err != nil {
 			panic(err)
 		}
-		s.headAt = s.headTime()
+		if s.headAt = s.headTime(); left == 1 {
+			break
+		}
+		left--
 	}
-	// Accept up to ItemsPerCycle items on an accepting cycle (room).
-	accepted, resourceStall, room := 0, false, 0
-	if now >= s.nextAccept {
-		room = min(s.ipc, s.depth-s.n)
-	}
-	for accepted < room {
+	// Accept up to ItemsPerCycle items on an accepting cycle with room.
+	accepted, resourceStall := 0, false
+	for now >= s.nextAccept && s.n < s.depth {
 		m, ok := s.in.PeekAt(now)
 		if !ok {
 			break
@@ -202,14 +205,14 @@ func (s *stage) Tick(now sim.Tick) bool {
 		s.in.Drop()
 		f := &s.fl[s.nextSlot()]
 		f.idx, f.qp, f.readyAt, f.start, f.waiting = m.idx, m.qp, now+s.hold, now, r == acceptAsync
-		if r == acceptAsync {
+		if s.n++; r == acceptAsync {
 			s.addWaiting(now, 1)
-		} else if s.n == 0 {
-			// A sync item taken by an empty stage is its head.
+		} else if s.n == 1 { // a sync item taken by an empty stage is its head
 			s.headAt = f.readyAt
 		}
-		s.n++
-		accepted++
+		if accepted++; accepted == s.ipc {
+			break
+		}
 	}
 	if accepted > 0 {
 		s.took(now, accepted)
