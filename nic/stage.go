@@ -115,6 +115,7 @@ type stage struct {
 	// (reserveWriteStall, writeStallsAt).
 	writeStall bool
 	writer     tptWriteWork // work, when its items may need a TPT write slot
+	writes     *tptWriters  // the TPT's write slots, when writer is set
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -129,7 +130,9 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	s := &stage{work: work, fl: make([]inflight, ringSlots(uint64(depth))), depth: depth, st: a.Stats.stage(kind)}
 	s.flMask = len(s.fl) - 1
 	s.block = a.newBlock(prefix+kind, spec, s)
-	s.writer, _ = work.(tptWriteWork)
+	if s.writer, _ = work.(tptWriteWork); s.writer != nil {
+		s.writes = &a.tptWrites
+	}
 	s.hold = s.latency - s.period
 	s.headAt = sim.MaxTick
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
@@ -262,7 +265,7 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 // makes it a real tick.
 func (s *stage) writeStallsAt(next sim.Tick) bool {
 	w := s.writer
-	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
+	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || s.writes.slotFree() {
 		return false
 	}
 	if s.headAt > next {
@@ -313,7 +316,7 @@ func (s *stage) outStall(now sim.Tick) {
 func (s *stage) countWriteStall() {
 	s.writeStall = false
 	s.st.AcceptStalls++
-	s.writer.countStall()
+	s.writes.countStall()
 }
 
 // IdleOnWake reports whether a tick at the edge of now can only do what
