@@ -34,10 +34,6 @@ func (x mptUpdate) needsWrite(m item) bool {
 	return !isData(w.op) && !w.skip && !qp.cancels(m.idx)
 }
 
-func (x mptUpdate) countStall() { x.a.Stats.TPTWriteStalls++ }
-
-func (x mptUpdate) slotFree() bool { return x.a.tpt.CanWrite() }
-
 func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	qp := a.qps[m.qp]

@@ -27,10 +27,6 @@ func (x mttWrite) needsWrite(m item) bool {
 	return !w.skip && w.op == OpFastRegister
 }
 
-func (x mttWrite) countStall() { x.a.Stats.TPTWriteStalls++ }
-
-func (x mttWrite) slotFree() bool { return x.a.tpt.CanWrite() }
-
 func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	w := a.qps[m.qp].slot(m.idx)
@@ -85,11 +81,15 @@ func (t *tptWriters) wake() {
 type tptWriteWork interface {
 	// needsWrite reports whether accepting m asks for a write slot.
 	needsWrite(m item) bool
-	// countStall counts a refused write slot as the accept does.
-	countStall()
-	// slotFree reports whether the TPT has a free write slot.
-	slotFree() bool
 }
+
+// slotFree reports whether the TPT has a free write slot.
+func (t *tptWriters) slotFree() bool { return t.a.tpt.CanWrite() }
+
+// countStall counts a refused write slot as an accept does. It and
+// slotFree are the writers', not each work's: a stage's idle tick that
+// counts such a stall then makes no call.
+func (t *tptWriters) countStall() { t.a.Stats.TPTWriteStalls++ }
 
 // slotTaken is a stage's accept taking a write slot: when that was the last,
 // the tick another writing stage has queued for this edge, after this

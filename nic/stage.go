@@ -115,6 +115,7 @@ type stage struct {
 	// (reserveWriteStall, writeStallsAt).
 	writeStall bool
 	writer     tptWriteWork // work, when its items may need a TPT write slot
+	writes     *tptWriters  // the TPT's write slots, when writer is set
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -129,7 +130,9 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 	s := &stage{work: work, fl: make([]inflight, ringSlots(uint64(depth))), depth: depth, st: a.Stats.stage(kind)}
 	s.flMask = len(s.fl) - 1
 	s.block = a.newBlock(prefix+kind, spec, s)
-	s.writer, _ = work.(tptWriteWork)
+	if s.writer, _ = work.(tptWriteWork); s.writer != nil {
+		s.writes = &a.tptWrites
+	}
 	s.hold = s.latency - s.period
 	s.headAt = sim.MaxTick
 	s.in = sim.MustNewPort[item](s.name+".In", a.eng, int(spec.QueueDepth), s.period)
@@ -149,11 +152,14 @@ func (a *Adapter) settle() {
 	}
 }
 
-// Tick emits finished items in order, then accepts new ones.
+// Tick emits finished items in order, then accepts new ones. Each loop
+// counts its ItemsPerCycle after an item, not before the first: most
+// stages take one item a cycle, and a tick that emits or takes nothing
+// then tests no count.
 func (s *stage) Tick(now sim.Tick) bool {
 	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.
-	for emitted := 0; emitted < s.ipc && s.headAt <= now; emitted++ {
+	for left := s.ipc; s.headAt <= now; {
 		// headAt <= now: an item is in flight, the DMA or TPT request
 		// it may have made has completed, and its latency has passed
 		// (headTime).
@@ -181,14 +187,14 @@ func (s *stage) Tick(now sim.Tick) bool {
 		} else if err := s.out.Send(m); err != nil {
 			panic(err)
 		}
-		s.headAt = s.headTime()
+		if s.headAt = s.headTime(); left == 1 {
+			break
+		}
+		left--
 	}
-	// Accept up to ItemsPerCycle items on an accepting cycle (room).
-	accepted, resourceStall, room := 0, false, 0
-	if now >= s.nextAccept {
-		room = min(s.ipc, s.depth-s.n)
-	}
-	for accepted < room {
+	// Accept up to ItemsPerCycle items on an accepting cycle with room.
+	accepted, resourceStall := 0, false
+	for now >= s.nextAccept && s.n < s.depth {
 		m, ok := s.in.PeekAt(now)
 		if !ok {
 			break
@@ -202,14 +208,14 @@ func (s *stage) Tick(now sim.Tick) bool {
 		s.in.Drop()
 		f := &s.fl[s.nextSlot()]
 		f.idx, f.qp, f.readyAt, f.start, f.waiting = m.idx, m.qp, now+s.hold, now, r == acceptAsync
-		if r == acceptAsync {
+		if s.n++; r == acceptAsync {
 			s.addWaiting(now, 1)
-		} else if s.n == 0 {
-			// A sync item taken by an empty stage is its head.
+		} else if s.n == 1 { // a sync item taken by an empty stage is its head
 			s.headAt = f.readyAt
 		}
-		s.n++
-		accepted++
+		if accepted++; accepted == s.ipc {
+			break
+		}
 	}
 	if accepted > 0 {
 		s.took(now, accepted)
@@ -259,7 +265,7 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 // makes it a real tick.
 func (s *stage) writeStallsAt(next sim.Tick) bool {
 	w := s.writer
-	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || w.slotFree() {
+	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || s.writes.slotFree() {
 		return false
 	}
 	if s.headAt > next {
@@ -310,7 +316,7 @@ func (s *stage) outStall(now sim.Tick) {
 func (s *stage) countWriteStall() {
 	s.writeStall = false
 	s.st.AcceptStalls++
-	s.writer.countStall()
+	s.writes.countStall()
 }
 
 // IdleOnWake reports whether a tick at the edge of now can only do what
