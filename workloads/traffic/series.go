@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"math/bits"
-	"sort"
 
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
@@ -79,13 +78,20 @@ func (s *genSeries) result(name string, end int) results.GenSeries {
 }
 
 // latSketch is a small latency histogram: buckets 1/64 to 1/128 of their
-// value wide, kept only where samples fell.
+// value wide, kept in blocks of 64 made where samples fell. A bucket's key
+// (sketchKey) is its block and its place in it: block k>>6, entry k&63, so
+// that walking the blocks in order walks the keys in order. Blocks 2 and
+// up of even number stay empty (an octave's keys above 127 all have bit 6
+// set). A map of the buckets cost a hashed insert per sample.
 type latSketch struct {
-	n, max  uint64
-	buckets map[uint32]uint64
+	n, max uint64
+	blocks []*[sketchBlock]uint64
 }
 
-const sketchBits = 7 // mantissa bits of a bucket
+const (
+	sketchBits  = 7  // mantissa bits of a bucket
+	sketchBlock = 64 // buckets per block
+)
 
 func sketchKey(v uint64) uint32 {
 	if v < 1<<sketchBits {
@@ -106,12 +112,19 @@ func sketchMid(k uint32) float64 {
 }
 
 func (l *latSketch) record(v uint64) {
-	if l.buckets == nil {
-		l.buckets = map[uint32]uint64{}
-	}
 	l.n++
 	l.max = max(l.max, v)
-	l.buckets[sketchKey(v)]++
+	k := sketchKey(v)
+	b := int(k / sketchBlock)
+	if b >= len(l.blocks) {
+		l.blocks = append(l.blocks, make([]*[sketchBlock]uint64, b+1-len(l.blocks))...)
+	}
+	blk := l.blocks[b]
+	if blk == nil {
+		blk = new([sketchBlock]uint64)
+		l.blocks[b] = blk
+	}
+	blk[k%sketchBlock]++
 }
 
 // quantile is the nearest-rank quantile q (bucket middle, at most the
@@ -120,17 +133,16 @@ func (l *latSketch) quantile(q float64) float64 {
 	if l.n == 0 {
 		return 0
 	}
-	keys := make([]uint32, 0, len(l.buckets))
-	for k := range l.buckets {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	rank := uint64(q*float64(l.n) + 0.999999999)
+	rank := max(uint64(q*float64(l.n)+0.999999999), 1)
 	var seen uint64
-	for _, k := range keys {
-		seen += l.buckets[k]
-		if seen >= max(rank, 1) {
-			return min(sketchMid(k), float64(l.max))
+	for b, blk := range l.blocks {
+		if blk == nil {
+			continue
+		}
+		for i, c := range blk {
+			if seen += c; c > 0 && seen >= rank {
+				return min(sketchMid(uint32(b*sketchBlock+i)), float64(l.max))
+			}
 		}
 	}
 	return float64(l.max)
