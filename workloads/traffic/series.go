@@ -38,37 +38,65 @@ func (c *seriesClock) index(at sim.Tick) int {
 
 // genSeries collects one generator's completions per interval.
 type genSeries struct {
-	c                       *seriesClock
-	completed, failed, byts []uint64
-	lat                     []latSketch
+	c  *seriesClock
+	at []seriesInterval
+	// The interval k last recorded into, [lo, hi): completions come in
+	// time order, so most fall in it and need no division to place.
+	lo, hi sim.Tick
+	k      int
+}
+
+// seriesInterval is what genSeries keeps of one interval, together: a
+// completion touches one record.
+type seriesInterval struct {
+	completed, failed, bytes uint64
+	lat                      latSketch
 }
 
 func newGenSeries(c *seriesClock) *genSeries {
-	return &genSeries{c: c, completed: make([]uint64, c.n), failed: make([]uint64, c.n), byts: make([]uint64, c.n),
-		lat: make([]latSketch, c.n)}
+	return &genSeries{c: c, at: make([]seriesInterval, c.n)}
 }
 
 // record counts an operation completed at now, failed or with its latency
 // and bytes.
 func (s *genSeries) record(now, latency sim.Tick, bytes uint64, failed bool) {
+	if now < s.lo || now >= s.hi {
+		if !s.place(now) {
+			return
+		}
+	}
+	in := &s.at[s.k]
+	in.completed++
+	if failed {
+		in.failed++
+		return
+	}
+	in.bytes += bytes
+	in.lat.record(uint64(latency))
+}
+
+// place makes the interval of now the one record adds to; false before
+// the series starts. The last interval takes every later time.
+func (s *genSeries) place(now sim.Tick) bool {
 	k := s.c.index(now)
 	if k < 0 {
-		return
+		return false
 	}
-	s.completed[k]++
-	if failed {
-		s.failed[k]++
-		return
+	c := s.c
+	s.k, s.lo, s.hi = k, c.base+sim.Tick(k)*c.width, c.base+sim.Tick(k+1)*c.width
+	if k == c.n-1 {
+		s.hi = sim.MaxTick
 	}
-	s.byts[k] += bytes
-	s.lat[k].record(uint64(latency))
+	return true
 }
 
 // result is the series up to interval end (exclusive).
 func (s *genSeries) result(name string, end int) results.GenSeries {
-	gs := results.GenSeries{Name: name, Completed: s.completed[:end], Failed: s.failed[:end], Bytes: s.byts[:end]}
-	for k := 0; k < end; k++ {
-		l := &s.lat[k]
+	gs := results.GenSeries{Name: name, Completed: make([]uint64, end), Failed: make([]uint64, end), Bytes: make([]uint64, end)}
+	for k := range end {
+		in := &s.at[k]
+		gs.Completed[k], gs.Failed[k], gs.Bytes[k] = in.completed, in.failed, in.bytes
+		l := &in.lat
 		gs.LatencyCount = append(gs.LatencyCount, l.n)
 		gs.P50NS = append(gs.P50NS, l.quantile(0.5)/1e3)
 		gs.P99NS = append(gs.P99NS, l.quantile(0.99)/1e3)
