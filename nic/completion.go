@@ -151,15 +151,16 @@ func (c *completion) retire(qp *QP, now sim.Tick, budget int) (sim.Tick, bool) {
 }
 
 func (c *completion) writeCQE(qp *QP, w *wr) {
-	slot := qp.cq.push(cqEntry{
-		res:   Result{Status: w.status, QPContext: qp.ctx, RequestContext: w.ctx, Type: w.op},
-		qp:    qp,
-		wrIdx: qp.nicCompleted,
-		tPost: w.tPost,
-		kind:  w.kind,
-	})
-	addr, n := qp.cq.cqeAddr(slot)
-	if err := c.a.dma.Write(addr, n, c, uint64(qp.cq.num)<<32|uint64(slot)); err != nil {
+	cq := qp.cq
+	slot := cq.at(cq.prod)
+	cq.prod++
+	// The slot is filled in place, every field: a literal would be built
+	// on the stack and copied.
+	e := &cq.ring[slot]
+	e.res = Result{Status: w.status, QPContext: qp.ctx, RequestContext: w.ctx, Type: w.op}
+	e.qp, e.wrIdx, e.tPost, e.kind, e.recv, e.visible = qp, qp.nicCompleted, w.tPost, w.kind, false, false
+	addr, n := cq.cqeAddr(slot)
+	if err := c.a.dma.Write(addr, n, c, uint64(cq.num)<<32|uint64(slot)); err != nil {
 		panic(fmt.Sprintf("nic: %s: DMA write refused after CanAccept: %v", c.a.name, err))
 	}
 	c.a.Stats.addBytes(w.kind, purposeCQE, n)
@@ -175,7 +176,7 @@ func (c *completion) Handle(now sim.Tick, arg uint64) {
 	cq := a.cqs[arg>>32]
 	e := &cq.ring[uint32(arg)]
 	a.Stats.recordCQE(e, now)
-	a.irq.cqeVisible(cq, now)
+	a.irq.cqeVisible(cq)
 	a.cores.poll(cq, uint32(arg))
 }
 

@@ -176,6 +176,13 @@ func acceptedOpFlags(op OpType) (OpFlags, bool) {
 	return 0, false
 }
 
+// opFlagsValid reports whether ValidateOpFlags accepts f for op, without
+// the reason it would give otherwise: what every post asks.
+func opFlagsValid(op OpType, f OpFlags) bool {
+	ok, known := acceptedOpFlags(op)
+	return known && f&^ok == 0 && (f&opRemoteWriteBit == 0 || f&OpAllowLocalWrite != 0)
+}
+
 // ValidateOpFlags applies docs/ndk.md 1.2 and 5.2 to a work request's flags:
 // unknown bits for the operation, and a remote-write bit without the
 // local-write bit, are STATUS_INVALID_PARAMETER inline.

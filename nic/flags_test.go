@@ -73,6 +73,18 @@ func TestOpFlagsAcceptedPerOperation(t *testing.T) {
 	}
 }
 
+func TestOpFlagsValidAgreesWithValidateOpFlags(t *testing.T) {
+	// The check every post makes (checkWR) accepts exactly what
+	// ValidateOpFlags accepts: every operation, with one that takes no
+	// flags, and every combination of the ten flag bits and one unknown.
+	for _, op := range []OpType{OpReceive, OpSend, OpFastRegister, OpBind, OpInvalidate, OpRead, OpWrite, OpReceiveAndInvalidate} {
+		for f := OpFlags(0); f < 1<<(opFlagCount+1); f++ {
+			st, _ := ValidateOpFlags(op, f)
+			require.Equal(t, st == StatusSuccess, opFlagsValid(op, f), "%v %v", op, f)
+		}
+	}
+}
+
 func TestOpRemoteWriteWithoutLocalWriteIsInvalidParameter(t *testing.T) {
 	// docs/ndk.md 5.2: operation flags 0x20 without 0x10.
 	st, err := ValidateOpFlags(OpBind, 0x20)

@@ -209,7 +209,14 @@ func (p *pendingCalls) writeInitMPT(id int) {
 }
 
 // writeSlotFree writes waiting initialisations while TPT write slots last.
+// Small enough to inline: most freed slots find none waiting.
 func (p *pendingCalls) writeSlotFree() {
+	if len(p.waiting) > 0 {
+		p.writeWaiting()
+	}
+}
+
+func (p *pendingCalls) writeWaiting() {
 	for len(p.waiting) > 0 && p.a.tpt.CanWrite() {
 		id := p.waiting[0]
 		p.waiting = p.waiting[1:]

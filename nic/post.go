@@ -96,8 +96,8 @@ func checkWR(qp *QP, op OpType, flags OpFlags) Status {
 	if qp == nil || qp.closed {
 		return StatusInvalidHandle
 	}
-	if st, _ := ValidateOpFlags(op, flags); st != StatusSuccess {
-		return st
+	if !opFlagsValid(op, flags) {
+		return StatusInvalidParameter // ValidateOpFlags says why
 	}
 	if !qp.connected {
 		return StatusConnectionInvalid

@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"math/bits"
-	"sort"
 
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
@@ -39,37 +38,65 @@ func (c *seriesClock) index(at sim.Tick) int {
 
 // genSeries collects one generator's completions per interval.
 type genSeries struct {
-	c                       *seriesClock
-	completed, failed, byts []uint64
-	lat                     []latSketch
+	c  *seriesClock
+	at []seriesInterval
+	// The interval k last recorded into, [lo, hi): completions come in
+	// time order, so most fall in it and need no division to place.
+	lo, hi sim.Tick
+	k      int
+}
+
+// seriesInterval is what genSeries keeps of one interval, together: a
+// completion touches one record.
+type seriesInterval struct {
+	completed, failed, bytes uint64
+	lat                      latSketch
 }
 
 func newGenSeries(c *seriesClock) *genSeries {
-	return &genSeries{c: c, completed: make([]uint64, c.n), failed: make([]uint64, c.n), byts: make([]uint64, c.n),
-		lat: make([]latSketch, c.n)}
+	return &genSeries{c: c, at: make([]seriesInterval, c.n)}
 }
 
 // record counts an operation completed at now, failed or with its latency
 // and bytes.
 func (s *genSeries) record(now, latency sim.Tick, bytes uint64, failed bool) {
+	if now < s.lo || now >= s.hi {
+		if !s.place(now) {
+			return
+		}
+	}
+	in := &s.at[s.k]
+	in.completed++
+	if failed {
+		in.failed++
+		return
+	}
+	in.bytes += bytes
+	in.lat.record(uint64(latency))
+}
+
+// place makes the interval of now the one record adds to; false before
+// the series starts. The last interval takes every later time.
+func (s *genSeries) place(now sim.Tick) bool {
 	k := s.c.index(now)
 	if k < 0 {
-		return
+		return false
 	}
-	s.completed[k]++
-	if failed {
-		s.failed[k]++
-		return
+	c := s.c
+	s.k, s.lo, s.hi = k, c.base+sim.Tick(k)*c.width, c.base+sim.Tick(k+1)*c.width
+	if k == c.n-1 {
+		s.hi = sim.MaxTick
 	}
-	s.byts[k] += bytes
-	s.lat[k].record(uint64(latency))
+	return true
 }
 
 // result is the series up to interval end (exclusive).
 func (s *genSeries) result(name string, end int) results.GenSeries {
-	gs := results.GenSeries{Name: name, Completed: s.completed[:end], Failed: s.failed[:end], Bytes: s.byts[:end]}
-	for k := 0; k < end; k++ {
-		l := &s.lat[k]
+	gs := results.GenSeries{Name: name, Completed: make([]uint64, end), Failed: make([]uint64, end), Bytes: make([]uint64, end)}
+	for k := range end {
+		in := &s.at[k]
+		gs.Completed[k], gs.Failed[k], gs.Bytes[k] = in.completed, in.failed, in.bytes
+		l := &in.lat
 		gs.LatencyCount = append(gs.LatencyCount, l.n)
 		gs.P50NS = append(gs.P50NS, l.quantile(0.5)/1e3)
 		gs.P99NS = append(gs.P99NS, l.quantile(0.99)/1e3)
@@ -79,13 +106,20 @@ func (s *genSeries) result(name string, end int) results.GenSeries {
 }
 
 // latSketch is a small latency histogram: buckets 1/64 to 1/128 of their
-// value wide, kept only where samples fell.
+// value wide, kept in blocks of 64 made where samples fell. A bucket's key
+// (sketchKey) is its block and its place in it: block k>>6, entry k&63, so
+// that walking the blocks in order walks the keys in order. Blocks 2 and
+// up of even number stay empty (an octave's keys above 127 all have bit 6
+// set). A map of the buckets cost a hashed insert per sample.
 type latSketch struct {
-	n, max  uint64
-	buckets map[uint32]uint64
+	n, max uint64
+	blocks []*[sketchBlock]uint64
 }
 
-const sketchBits = 7 // mantissa bits of a bucket
+const (
+	sketchBits  = 7  // mantissa bits of a bucket
+	sketchBlock = 64 // buckets per block
+)
 
 func sketchKey(v uint64) uint32 {
 	if v < 1<<sketchBits {
@@ -106,12 +140,19 @@ func sketchMid(k uint32) float64 {
 }
 
 func (l *latSketch) record(v uint64) {
-	if l.buckets == nil {
-		l.buckets = map[uint32]uint64{}
-	}
 	l.n++
 	l.max = max(l.max, v)
-	l.buckets[sketchKey(v)]++
+	k := sketchKey(v)
+	b := int(k / sketchBlock)
+	if b >= len(l.blocks) {
+		l.blocks = append(l.blocks, make([]*[sketchBlock]uint64, b+1-len(l.blocks))...)
+	}
+	blk := l.blocks[b]
+	if blk == nil {
+		blk = new([sketchBlock]uint64)
+		l.blocks[b] = blk
+	}
+	blk[k%sketchBlock]++
 }
 
 // quantile is the nearest-rank quantile q (bucket middle, at most the
@@ -120,17 +161,16 @@ func (l *latSketch) quantile(q float64) float64 {
 	if l.n == 0 {
 		return 0
 	}
-	keys := make([]uint32, 0, len(l.buckets))
-	for k := range l.buckets {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	rank := uint64(q*float64(l.n) + 0.999999999)
+	rank := max(uint64(q*float64(l.n)+0.999999999), 1)
 	var seen uint64
-	for _, k := range keys {
-		seen += l.buckets[k]
-		if seen >= max(rank, 1) {
-			return min(sketchMid(k), float64(l.max))
+	for b, blk := range l.blocks {
+		if blk == nil {
+			continue
+		}
+		for i, c := range blk {
+			if seen += c; c > 0 && seen >= rank {
+				return min(sketchMid(uint32(b*sketchBlock+i)), float64(l.max))
+			}
 		}
 	}
 	return float64(l.max)
