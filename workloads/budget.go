@@ -124,9 +124,12 @@ func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 }
 
 // Time series: per interval, each generator keeps 3 counters and a
-// latency sketch (a map of at most 128 + 64 buckets per octave of the
-// longest latency, sim_time_max_us, at 40 B each), its result 4 figures
-// more; each meter a busy time and its result a fraction.
+// latency sketch, its result 4 figures more; each meter a busy time and
+// its result a fraction. The sketch holds blocks of 64 buckets of 8 B
+// (workloads/traffic, series.go): two for the values below 128 ps and at
+// most one per octave of the longest latency, sim_time_max_us. The estimate
+// counts it as 128 + 64 buckets per octave at 40 B each, which covers the
+// blocks (520 B with their pointer against 2,560 B per octave).
 const (
 	seriesGenBytes   = 7*8 + 48 // counters, figures, sketch header
 	sketchEntryBytes = 40
