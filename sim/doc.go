@@ -24,8 +24,8 @@
 // The queue has three modes, chosen by the number of pending events. Up to
 // 64 (a NIC model keeps a few dozen) it is a timing wheel of nanosecond
 // slots over the next microseconds, each slot a short list in key order
-// whose nodes come from a fixed pool of 128 (ring mode never holds more
-// than 65 events), later events in a small heap, from which a superseded
+// whose nodes come from a fixed pool of 256, one per node number (ring
+// mode never holds more than 65 events), later events in a small heap, from which a superseded
 // tick is taken out again. Up to 2048 it is one implicit 4-ary heap whose
 // keys (time, then priority and sequence packed in one word) sit apart from
 // the handlers. Above it the queue is a calendar: a ring of unsorted
