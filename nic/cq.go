@@ -2,7 +2,10 @@ package nic
 
 import "github.com/nicsim/nicsim/sim"
 
-// cqEntry is one CQE slot of a CQ ring in host memory.
+// cqEntry is one CQE slot of a CQ ring in host memory. The completion
+// engine's writeCQE sets every field of its slot in place, not through a
+// literal: a field added here must be set there too (a size check in
+// footprint.go says so at build time).
 type cqEntry struct {
 	res     Result
 	qp      *QP

@@ -107,3 +107,11 @@ var (
 	_ = [unsafe.Sizeof(wr{}) - 192]struct{}{}
 	_ = [192 - unsafe.Sizeof(wr{})]struct{}{}
 )
+
+// A CQE slot is 72 B: writeCQE sets each of its fields in place, so a
+// field added to cqEntry fails to build here until writeCQE sets it too
+// and this size follows.
+var (
+	_ = [unsafe.Sizeof(cqEntry{}) - 72]struct{}{}
+	_ = [72 - unsafe.Sizeof(cqEntry{})]struct{}{}
+)
