@@ -129,7 +129,7 @@ func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 // (workloads/traffic, series.go): two for the values below 128 ps and at
 // most one per octave of the longest latency, sim_time_max_us. The estimate
 // counts it as 128 + 64 buckets per octave at 40 B each, which covers the
-// blocks (520 B with their pointer against 2,560 B per octave).
+// blocks (512 B and two 8 B pointers per octave, against 2,560 B).
 const (
 	seriesGenBytes   = 7*8 + 48 // counters, figures, sketch header
 	sketchEntryBytes = 40
