@@ -19,6 +19,16 @@ START=${START:-4ee3778}
 RUNS=${RUNS:-7}
 DURATION_US=${DURATION_US:-10000}
 
+if ! git rev-parse --quiet --verify "$START^{commit}" >/dev/null; then
+	echo "speed-vs-start: commit $START is not in this clone (a shallow clone? fetch its history, or set START)" >&2
+	exit 2
+fi
+case $RUNS in '' | *[!0-9]* | 0)
+	echo "speed-vs-start: RUNS must be a whole number of at least 1, not '$RUNS'" >&2
+	exit 2
+	;;
+esac
+
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/start" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
