@@ -96,7 +96,7 @@ func (t *tx) settleQuiet() {
 // opposite direction.
 func (t *tx) arrive(now sim.Tick, b *burst, early bool) {
 	if b.hasFC {
-		t.peer.cred.release(now, &b.fc)
+		t.peer.cred.release(now, &b.fc, b.fcCls)
 		t.peer.kick()
 	}
 	if !b.hasTLP {

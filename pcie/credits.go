@@ -1,6 +1,10 @@
 package pcie
 
-import "github.com/nicsim/nicsim/sim"
+import (
+	"math/bits"
+
+	"github.com/nicsim/nicsim/sim"
+)
 
 // credits is a transmitter's view of its receiver's flow-control credits
 // for one direction: header and data credits per class (PCIe Base Spec
@@ -56,12 +60,15 @@ func (c *credits) consume(now sim.Tick, cl fcClass, payload uint64) {
 	}
 }
 
-func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64) {
-	for cl := range ret {
+// release gives back the credits ret returns, of the classes whose bits
+// cls has: the classes an UpdateFC carries credits of, so that it visits
+// no other.
+func (c *credits) release(now sim.Tick, ret *[classCount][2]uint64, cls uint8) {
+	for ; cls != 0; cls &= cls - 1 { // lowest class first
+		cl := bits.TrailingZeros8(cls)
 		r := &ret[cl]
-		if r[0]|r[1] == 0 {
-			continue
-		}
+		// The header or the data count may be 0 (a pool of infinite
+		// credits returns none).
 		u, m := &c.used[cl], &c.meters[cl]
 		if h := r[0]; h != 0 {
 			c.give(now, &u[0], m[0], h)

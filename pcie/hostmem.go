@@ -40,6 +40,7 @@ func newHostMem(s Spec, env *sim.Env, name string, st *Stats) *hostMem {
 	if s.IOMMU {
 		m.iommu = newIOMMU(s, st)
 	}
+	m.pending.grow() // never empty when full (writeArrivedIn)
 	return m
 }
 
@@ -109,8 +110,8 @@ func (m *hostMem) writeArrivedIn(now sim.Tick, addr, n uint64, delay sim.Tick) s
 	}
 	vis := max(t+delay, m.lastVis)
 	m.lastVis = vis
-	if m.pending.n == len(m.pending.buf) {
-		m.prune(now) // only to bound the ring: readStart prunes before it looks
+	if p := &m.pending; p.n == len(p.buf) && p.front().vis <= now {
+		p.drop() // only to bound the ring, the oldest once visible: readStart prunes before it looks
 	}
 	m.pending.push(pendingWrite{lo: addr, hi: addr + n, vis: vis})
 	return vis

@@ -51,6 +51,7 @@ type receiver interface {
 type burst struct {
 	hasTLP bool
 	hasFC  bool
+	fcCls  uint8 // a bit for each class fc returns credits of
 	t      tlp
 	fc     [classCount][2]uint64 // credits an UpdateFC returns to the peer direction
 }
@@ -100,6 +101,7 @@ type tx struct {
 	ackPending         bool // an idle transmitter owes an ACK due at ackDueAt
 	ackDueAt           sim.Tick
 	fcRet              [classCount][2]uint64 // credits to return for the peer direction's TLPs
+	fcCls              uint8                 // a bit for each class fcRet holds credits of
 
 	busy     bool
 	lit      bool     // the meter's level is 1: a burst that follows another at once leaves it so
@@ -214,7 +216,7 @@ func (t *tx) sendIdleACK() {
 func (t *tx) oweFC(cl fcClass, h, d uint64) {
 	t.fcRet[cl][0] += h
 	t.fcRet[cl][1] += d
-	t.owedFC = true
+	t.owedFC, t.fcCls = true, t.fcCls|1<<cl
 	if !t.busy {
 		t.armTimer()
 	}
@@ -399,8 +401,8 @@ func (t *tx) linkTraffic(b *burst, forced bool) uint64 {
 		}
 		if t.owedFC {
 			b.hasFC = true
-			b.fc = t.fcRet
-			t.fcRet = [classCount][2]uint64{}
+			b.fc, b.fcCls = t.fcRet, t.fcCls
+			t.fcRet, t.fcCls = [classCount][2]uint64{}, 0
 			t.owedFC = false
 		}
 		n += DLLPBytes
