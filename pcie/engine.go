@@ -43,10 +43,15 @@ type path struct {
 	meter     *sim.Meter // channels in use
 	freeEv    channelFree
 	scratch   tlp
-	// frees are the ends of busy channels whose events are reserved, not
-	// queued, in order: with no request waiting, a channel's end only
-	// lowers the level of the meter. They are queued at their keys as soon
-	// as a request waits, and counted (settle) when their place has passed.
+	// The ends of busy channels whose events are reserved, not queued, in
+	// order: with no request waiting, a channel's end only lowers the
+	// level of the meter. They are queued at their keys as soon as a
+	// request waits, and counted (settle) when their place has passed.
+	// The first is end (while endSet), the others frees[freeHead:]: one
+	// pending end is the usual case, and a field spares it the slice's
+	// bookkeeping.
+	end      sim.Key
+	endSet   bool
 	frees    []sim.Key
 	freeHead int // frees[:freeHead] are counted already
 }
@@ -71,6 +76,13 @@ func (p *path) channelEnd(at sim.Tick) {
 		eng.ScheduleKey(k, p.freeEv, 0)
 		return
 	}
+	if !p.endSet {
+		p.end, p.endSet = k, true
+		return
+	}
+	if k.Before(p.end) {
+		k, p.end = p.end, k // end stays the first
+	}
 	if p.freeHead > 0 && len(p.frees) == cap(p.frees) {
 		n := copy(p.frees, p.frees[p.freeHead:])
 		p.frees, p.freeHead = p.frees[:n], 0
@@ -89,29 +101,35 @@ func (p *path) channelEnd(at sim.Tick) {
 // settle counts the reserved channel ends whose place has passed: each
 // frees its channel at its time.
 func (p *path) settle() {
-	eng := p.eng
-	i := p.freeHead
-	for ; i < len(p.frees); i++ {
-		k := p.frees[i]
-		if !eng.Passed(k) {
-			break
-		}
+	for p.endSet && p.eng.Passed(p.end) {
 		p.busy--
-		p.meter.Set(k.At(), uint64(p.busy))
+		p.meter.Set(p.end.At(), uint64(p.busy))
+		p.nextEnd()
 	}
-	if i == len(p.frees) {
-		p.frees, i = p.frees[:0], 0
+}
+
+// nextEnd drops the first reserved channel end: the next, if any, becomes
+// the first.
+func (p *path) nextEnd() {
+	if p.freeHead == len(p.frees) {
+		p.endSet = false
+		return
 	}
-	p.freeHead = i
+	p.end = p.frees[p.freeHead]
+	p.freeHead++
+	if p.freeHead == len(p.frees) {
+		p.frees, p.freeHead = p.frees[:0], 0
+	}
 }
 
 // queueFrees queues the reserved channel ends at their places: a request
 // waits for a channel.
 func (p *path) queueFrees() {
+	p.eng.ScheduleKey(p.end, p.freeEv, 0)
 	for _, k := range p.frees[p.freeHead:] {
 		p.eng.ScheduleKey(k, p.freeEv, 0)
 	}
-	p.frees, p.freeHead = p.frees[:0], 0
+	p.endSet, p.frees, p.freeHead = false, p.frees[:0], 0
 }
 
 func newPath(d *DMA, write bool, clock sim.ClockDomain) path {
@@ -157,7 +175,7 @@ func (p *path) enqueue(now sim.Tick, i uint32) {
 // next NIC clock edge (at once when a request costs no cycles, as in
 // IdealSpec).
 func (p *path) startNext(now sim.Tick) {
-	if len(p.frees) > p.freeHead {
+	if p.endSet {
 		p.settle()
 	}
 	started := false
@@ -185,7 +203,7 @@ func (p *path) startNext(now sim.Tick) {
 			p.channelEnd(free)
 		}
 	}
-	if p.waiting() && len(p.frees) > p.freeHead {
+	if p.waiting() && p.endSet {
 		p.queueFrees()
 	}
 	p.meter.Set(now, uint64(p.busy))
