@@ -24,8 +24,13 @@ type Meta struct {
 	StopReason  string   `json:"stop_reason"`
 	StartedAt   string   `json:"started_at"`
 	WallSeconds float64  `json:"wall_seconds"`
-	Trace       string   `json:"trace,omitempty"`
-	Profile     string   `json:"profile,omitempty"`
+	// PeakResidentBytes is the process's largest resident set by the
+	// time meta.json was written (PeakResidentBytes; left out where the
+	// system does not say). For a sweep with several jobs it covers them
+	// all.
+	PeakResidentBytes uint64 `json:"peak_resident_bytes,omitempty"`
+	Trace             string `json:"trace,omitempty"`
+	Profile           string `json:"profile,omitempty"`
 }
 
 // NewMeta starts the meta.json of a run of the loaded file f (nicsim

@@ -283,6 +283,7 @@ func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time
 		m.Profile = j.prof.path
 	}
 	m.WallSeconds = time.Since(started).Seconds()
+	m.PeakResidentBytes = results.PeakResidentBytes()
 	if err := results.WriteRun(j.out.Tmp, res, results.NewConfig(j.lf, c.sets), m); err != nil {
 		return err
 	}

@@ -329,6 +329,7 @@ func (c *sweepCmd) writeMeta(dir, stop string, started time.Time, m *results.Swe
 		m.Shard = fmt.Sprintf("%d/%d", c.shard, c.shards)
 	}
 	m.WallSeconds = time.Since(started).Seconds()
+	m.PeakResidentBytes = results.PeakResidentBytes()
 	if err := results.WriteJSON(filepath.Join(dir, results.MetaJSON), m); err != nil {
 		return fmt.Errorf("writing %s: %v", dir, err)
 	}

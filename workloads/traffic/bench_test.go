@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/nicsim/nicsim/results"
@@ -19,7 +20,12 @@ import (
 //     one);
 //   - events/req: engine events of the whole run per such request;
 //   - ns/event: wall nanoseconds per engine event;
-//   - allocs/req: heap allocations of the whole run per request.
+//   - allocs/req: heap allocations of the whole run per request;
+//   - peak-heap-MiB: the largest Go heap (bytes in objects, live or not
+//     yet swept) seen between the run's slices of simulated time and at
+//     its end, the model still held: the benchmark's peak memory, which
+//     `nicsim run` reports as the process's peak resident set in
+//     meta.json.
 //
 // `make bench` runs them with the kernel's, PCIe's and MTT's benchmarks;
 // `make bench-compare` compares a run with results/bench/baseline.txt
@@ -76,14 +82,16 @@ func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, 
 	}
 	var reqs, events uint64
 	var ms0, ms1 runtime.MemStats
+	heap := newHeapPeak()
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	b.ResetTimer()
 	for range b.N {
-		p, err := RunPoint(w, RunOptions{})
+		p, err := RunPoint(w, RunOptions{Progress: heap.sample})
 		if err != nil {
 			b.Fatal(err)
 		}
+		heap.sample(1)
 		reqs += requests(p)
 		events += p.Events
 	}
@@ -97,6 +105,26 @@ func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, 
 	b.ReportMetric(float64(events)/n, "events/req")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(events, 1)), "ns/event")
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/req")
+	b.ReportMetric(float64(heap.peak)/(1<<20), "peak-heap-MiB")
+}
+
+// heapPeak keeps the largest heap it has sampled (bytes in objects, live
+// or not yet swept). A sample reads one runtime metric, about a
+// microsecond: at most one per slice of simulated time.
+type heapPeak struct {
+	s    []metrics.Sample
+	peak uint64
+}
+
+func newHeapPeak() *heapPeak {
+	return &heapPeak{s: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+}
+
+// sample reads the heap now; its argument (a Progress fraction) is not
+// used.
+func (h *heapPeak) sample(float64) {
+	metrics.Read(h.s)
+	h.peak = max(h.peak, h.s[0].Value.Uint64())
 }
 
 // requests counts the work requests a point completed in its measured
