@@ -30,7 +30,7 @@ help:
 	@echo "make lint         gofmt check, go vet, staticcheck"
 	@echo "make bench        whole-simulator (ns, events, allocs per request), kernel, PCIe, MTT and NIC benchmarks; also in bin/bench.txt"
 	@echo "make bench-compare  make bench, then benchstat against results/bench/baseline.txt"
-	@echo "make speed-vs-start  wall ns per work request of the quickstart load against the binary of 4ee3778 (RUNS pairs, median)"
+	@echo "make speed-vs-start  wall ns, events and peak memory per work request against the binary of 4ee3778 (RUNS pairs, medians; LOADS=all for the four benchmark loads)"
 	@echo "make pgo          rewrite cmd/nicsim/default.pgo, the profile go build optimises nicsim with (review, then commit)"
 	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
@@ -76,9 +76,9 @@ bench:
 bench-compare: bench
 	$(GO) tool benchstat $(BENCH_BASELINE) $(BENCH_OUT)
 
-# The quickstart load's wall time per work request against the binary of
-# START (4ee3778, docs/kernel.md), RUNS pairs in turn, median of each and of
-# the per-pair ratios.
+# The wall time, events and peak memory per work request of the quickstart
+# load (LOADS=all: the four whole-simulator benchmarks' loads) against the
+# binary of START (4ee3778, docs/kernel.md), RUNS pairs in turn, medians.
 speed-vs-start:
 	GO=$(GO) ./scripts/speed-vs-start.sh
 
