@@ -259,11 +259,12 @@ func (c *runCmd) runOne(j *runJob) int {
 		return exitFailed
 	}
 	stop := res.Points[len(res.Points)-1].StopReason
-	if err := c.write(j, res, stop, started); err != nil {
+	m, err := c.write(j, res, stop, started)
+	if err != nil {
 		fmt.Fprintf(c.stderr, "nicsim run: writing %s: %v\n", j.out.Dest, err)
 		return exitFailed
 	}
-	c.report(j, res, ct)
+	c.report(j, res, m, ct)
 	if stop == "interrupted" {
 		fmt.Fprintf(c.stderr, "nicsim run: interrupted by %s; partial results written to %s\n", signalName(), j.out.Dest)
 		return interruptedExit()
@@ -275,8 +276,8 @@ func (c *runCmd) runOne(j *runJob) int {
 }
 
 // write writes the job's output folder and puts it in place (the
-// profile, written into it, ends first).
-func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time.Time) error {
+// profile, written into it, ends first); it returns the folder's meta.json.
+func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time.Time) (results.Meta, error) {
 	m := results.NewMeta(version, j.lf, c.args, started)
 	m.Partial, m.StopReason, m.Trace = res.Partial, stop, j.trace
 	if j.prof != nil {
@@ -285,27 +286,28 @@ func (c *runCmd) write(j *runJob, res *results.Result, stop string, started time
 	m.WallSeconds = time.Since(started).Seconds()
 	m.PeakResidentBytes = results.PeakResidentBytes()
 	if err := results.WriteRun(j.out.Tmp, res, results.NewConfig(j.lf, c.sets), m); err != nil {
-		return err
+		return m, err
 	}
 	if !c.noPlot {
 		if _, err := results.WriteTimeseriesPlots(j.out.Tmp, res); err != nil {
-			return err
+			return m, err
 		}
 	}
 	if j.prof != nil {
 		j.prof.stop()
 	}
-	return j.out.Commit()
+	return m, j.out.Commit()
 }
 
-// report prints a run's warnings, and unless quiet its summary, output
-// folder and trace.
-func (c *runCmd) report(j *runJob, res *results.Result, ct *sim.ChromeTrace) {
+// report prints a run's warnings, and unless quiet its summary, the
+// simulator's own speed, output folder and trace.
+func (c *runCmd) report(j *runJob, res *results.Result, m results.Meta, ct *sim.ChromeTrace) {
 	printWarnings(c.stderr, "run", res)
 	if c.quiet {
 		return
 	}
 	printSummary(c.stdout, j.file, j.lf, res)
+	printSpeed(c.stdout, res, m)
 	fmt.Fprintf(c.stdout, "results: %s\n", j.out.Dest)
 	if ct != nil {
 		fmt.Fprintf(c.stdout, "trace: %s (%d records; open in ui.perfetto.dev, tracks in docs/trace.md)\n", j.trace, ct.Events())

@@ -310,3 +310,23 @@ func TestDefaultFolderHoldsTheConfigHash(t *testing.T) {
 		require.NotEmpty(t, m.Source)
 	}
 }
+
+// TestRunPrintsTheSimulatorsOwnSpeed: the summary ends with the run's wall
+// time, events and wall nanoseconds per work request, and meta.json has
+// the peak resident memory the line quotes (on systems that report it).
+func TestRunPrintsTheSimulatorsOwnSpeed(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, dir, "small.yaml", smallRun)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := nicsim(t, "run", f, "--out", out, "--no-plots")
+	require.Equal(t, exitOK, code, stderr)
+	require.Regexp(t, `simulator: [0-9.]+ s wall, [1-9][0-9]* events, [0-9]+ ns wall per work request`, stdout)
+	var m results.Meta
+	b, err := os.ReadFile(filepath.Join(out, "meta.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	if results.PeakResidentBytes() > 0 {
+		require.Positive(t, m.PeakResidentBytes)
+		require.Contains(t, stdout, "MiB peak resident")
+	}
+}

@@ -39,5 +39,5 @@ func quickstartMallocs(t *testing.T, sets ...string) (mallocs, reqs uint64) {
 	p, err := RunPoint(f.Points[0], RunOptions{})
 	runtime.ReadMemStats(&ms1)
 	require.NoError(t, err)
-	return ms1.Mallocs - ms0.Mallocs, requests(p)
+	return ms1.Mallocs - ms0.Mallocs, p.WorkRequests()
 }

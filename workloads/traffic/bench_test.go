@@ -5,7 +5,6 @@ import (
 	"runtime/metrics"
 	"testing"
 
-	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -92,7 +91,7 @@ func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, 
 			b.Fatal(err)
 		}
 		heap.sample(1)
-		reqs += requests(p)
+		reqs += p.WorkRequests()
 		events += p.Events
 	}
 	b.StopTimer()
@@ -125,22 +124,4 @@ func newHeapPeak() *heapPeak {
 func (h *heapPeak) sample(float64) {
 	metrics.Read(h.s)
 	h.peak = max(h.peak, h.s[0].Value.Uint64())
-}
-
-// requests counts the work requests a point completed in its measured
-// window: the parts of a chained operation (FastRegister and Invalidate,
-// Bind and Invalidate, RegisterMr and DeregisterMr) each count, an
-// operation without parts counts one.
-func requests(p *results.PointResult) uint64 {
-	var n uint64
-	for _, g := range p.Generators {
-		if len(g.Parts) == 0 {
-			n += g.Completed
-			continue
-		}
-		for _, part := range g.Parts {
-			n += part.Completed
-		}
-	}
-	return n
 }
