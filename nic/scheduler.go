@@ -13,7 +13,7 @@ import "github.com/nicsim/nicsim/sim"
 type scheduler struct {
 	block
 	a    *Adapter
-	ring qpRing // QPs with work, round-robin order
+	ring sim.FIFO[uint32] // QPs with work, round-robin order (a QP at most once: bounded by the QP count)
 	out  *sim.Port[fetchReq]
 }
 
@@ -23,37 +23,6 @@ type fetchReq struct {
 	first uint64
 	count uint32
 	mmio  bool // already on the NIC: no DMA
-}
-
-// qpRing is a FIFO of QP numbers: a circular buffer that grows by doubling
-// and then reuses its buffer. A QP is in the round robin at most once, so
-// it stops growing at the adapter's QP count; a slice popped at its front
-// and appended at its back would allocate anew every few laps.
-type qpRing struct {
-	buf  []uint32 // a power of two in length, so positions wrap with a mask
-	head int
-	n    int
-}
-
-func (r *qpRing) push(qp uint32) {
-	if r.n == len(r.buf) {
-		nb := make([]uint32, max(8, 2*len(r.buf)))
-		for i := range r.n {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = qp
-	r.n++
-}
-
-// front is the oldest QP; the ring must not be empty.
-func (r *qpRing) front() uint32 { return r.buf[r.head] }
-
-// pop drops the oldest QP; the ring must not be empty.
-func (r *qpRing) pop() {
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
 }
 
 var _ sim.Ticker = (*scheduler)(nil)
@@ -71,7 +40,7 @@ func (s *scheduler) activate(qp *QP) {
 		return
 	}
 	qp.inSched = true
-	s.ring.push(qp.num)
+	s.ring.Push(qp.num)
 	s.drv.Wake()
 }
 
@@ -82,13 +51,13 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		return false
 	}
 	did := 0
-	for did < s.ipc && s.ring.n > 0 {
-		qp := s.a.qps[s.ring.front()]
+	for did < s.ipc && s.ring.Len() > 0 {
+		qp := s.a.qps[s.ring.Peek()]
 		if !qp.err && !s.out.CanSend() {
 			s.a.Stats.SchedulerStalls++
 			break
 		}
-		s.ring.pop()
+		s.ring.Drop()
 		qp.inSched = false
 		n := qp.nicPI - qp.fetchIdx
 		n = min(n, uint64(s.a.spec.WQEFetchBatchMax))
@@ -109,7 +78,7 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 	if did > 0 {
 		s.took(now, did)
 	}
-	if s.ring.n > 0 && (did > 0 || s.out.Len() < s.out.Cap()) {
+	if s.ring.Len() > 0 && (did > 0 || s.out.Len() < s.out.Cap()) {
 		s.drv.WakeAt(max(s.nextAccept, now+s.period))
 	}
 	return false

@@ -30,11 +30,11 @@ func (t *tx) launch(now sim.Tick) {
 	k := t.eng.Reserve(now+t.latency, sim.PrioDeliver)
 	// start filled in the burst in place; the next one goes after it.
 	r, f := &t.inflight, t.cur
-	if r.n++; r.n == len(r.buf) {
-		r.grow()
-		f = &r.buf[r.n-1]
+	if r.Commit(); r.Len() == r.Cap() {
+		r.Grow()
+		f = r.Slot(r.Len() - 1)
 	}
-	t.cur = &r.buf[(r.head+r.n)&(len(r.buf)-1)]
+	t.cur = r.Spare()
 	f.k, f.early = k, false
 	if f.b.hasTLP {
 		if t.late == 0 && t.rx.early(now, k.At(), &f.b.t) {
@@ -61,8 +61,8 @@ func (t *tx) launch(now sim.Tick) {
 // peer transmitter they account to has fallen idle, where an UpdateFC or a
 // TLP wakes it.
 func (t *tx) wakeQuiet() {
-	for i := 0; i < t.inflight.len(); i++ {
-		f := t.inflight.slot(i)
+	for i := 0; i < t.inflight.Len(); i++ {
+		f := t.inflight.Slot(i)
 		if f.quiet && !t.eng.Passed(f.k) && (f.b.hasTLP || f.b.hasFC) {
 			f.quiet = false
 			t.eng.ScheduleKey(f.k, t.arriveEv, 0)
@@ -75,14 +75,14 @@ func (t *tx) wakeQuiet() {
 // direction's next arrival event, the peer's credit meters) calls it
 // first.
 func (t *tx) settleArrivals() {
-	if t.inflight.n > 0 && t.inflight.buf[t.inflight.head].quiet {
+	if t.inflight.Len() > 0 && t.inflight.Front().quiet {
 		t.settleQuiet()
 	}
 }
 
 func (t *tx) settleQuiet() {
-	for t.inflight.len() > 0 {
-		f := t.inflight.front()
+	for t.inflight.Len() > 0 {
+		f := t.inflight.Front()
 		if !f.quiet || !t.eng.Passed(f.k) {
 			return
 		}
@@ -117,5 +117,5 @@ func (t *tx) arriveFlight(now sim.Tick, f *flight) {
 		t.late--
 	}
 	t.arrive(now, &f.b, f.early)
-	t.inflight.drop() // a flight holds no pointers
+	t.inflight.Drop() // a flight holds no pointers
 }

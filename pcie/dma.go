@@ -134,7 +134,7 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	i := d.alloc()
 	d.reqs[i].set(p.write, false, addr, bytes, done, arg, now)
 	p.queued++
-	p.reqs.push(i) // enqueue, without the call
+	p.reqs.Push(i) // enqueue, without the call
 	p.startNext(now)
 	return nil
 }

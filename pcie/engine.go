@@ -31,7 +31,7 @@ type path struct {
 	// on a channel and are in the lane, the rest wait for one. A request
 	// only moves from waiting to the lane, oldest first, so one ring holds
 	// both.
-	reqs      ring[uint32]
+	reqs      sim.FIFO[uint32]
 	lane      int
 	channels  int
 	busy      int // channels working
@@ -163,11 +163,11 @@ func (p *path) tlps(addr, bytes uint64) uint64 {
 }
 
 // waiting reports whether a request waits for a channel.
-func (p *path) waiting() bool { return p.reqs.n > p.lane }
+func (p *path) waiting() bool { return p.reqs.Len() > p.lane }
 
 // enqueue adds request i and starts it if a channel is free.
 func (p *path) enqueue(now sim.Tick, i uint32) {
-	p.reqs.push(i)
+	p.reqs.Push(i)
 	p.startNext(now)
 }
 
@@ -180,7 +180,7 @@ func (p *path) startNext(now sim.Tick) {
 	}
 	started := false
 	for p.waiting() && p.busy < p.channels {
-		i := *p.reqs.slot(p.lane)
+		i := *p.reqs.Slot(p.lane)
 		p.lane++ // enters the lane
 		r := &p.d.reqs[i]
 		s := now
@@ -230,7 +230,7 @@ func (p *path) peek(now sim.Tick) (*tlp, sim.Tick) {
 
 func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	d := p.d
-	i := p.reqs.peek()
+	i := p.reqs.Peek()
 	r := &d.reqs[i]
 	if at := p.ready(r); at > now {
 		return nil, at
@@ -264,7 +264,7 @@ func (p *path) take(now sim.Tick, t *tlp) {
 	if !t.last {
 		return
 	}
-	p.reqs.drop() // a slot index holds no pointer
+	p.reqs.Drop() // a slot index holds no pointer
 	p.lane--
 	if !r.msix {
 		p.queued--

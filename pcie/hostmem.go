@@ -18,8 +18,8 @@ type hostMem struct {
 	numaFrac, numaPS           float64
 	visPS, visPerBytePS        float64
 	spreadRNG, llcRNG, numaRNG *rand.Rand
-	pending                    ring[pendingWrite] // writes not yet visible, in visibility order
-	lastVis                    sim.Tick           // when the latest write is visible
+	pending                    sim.FIFO[pendingWrite] // writes not yet visible, in visibility order
+	lastVis                    sim.Tick               // when the latest write is visible
 	iommu                      *iommu
 }
 
@@ -40,7 +40,7 @@ func newHostMem(s Spec, env *sim.Env, name string, st *Stats) *hostMem {
 	if s.IOMMU {
 		m.iommu = newIOMMU(s, st)
 	}
-	m.pending.grow() // never empty when full (writeArrivedIn)
+	m.pending.Grow() // never empty when full (writeArrivedIn)
 	return m
 }
 
@@ -71,8 +71,8 @@ func (m *hostMem) readLatency() sim.Tick {
 
 // prune forgets writes visible by now.
 func (m *hostMem) prune(now sim.Tick) {
-	for m.pending.n > 0 && m.pending.front().vis <= now {
-		m.pending.drop() // a pending write holds no pointers
+	for m.pending.Len() > 0 && m.pending.Front().vis <= now {
+		m.pending.Drop() // a pending write holds no pointers
 	}
 }
 
@@ -87,8 +87,8 @@ func (m *hostMem) readStart(now sim.Tick, addr, n uint64) sim.Tick {
 		t = m.iommu.translate(now, addr)
 	}
 	m.prune(now)
-	for k := 0; k < m.pending.len(); k++ {
-		if w := m.pending.at(k); w.lo < addr+n && addr < w.hi {
+	for k := 0; k < m.pending.Len(); k++ {
+		if w := m.pending.At(k); w.lo < addr+n && addr < w.hi {
 			t = max(t, w.vis)
 		}
 	}
@@ -110,10 +110,10 @@ func (m *hostMem) writeArrivedIn(now sim.Tick, addr, n uint64, delay sim.Tick) s
 	}
 	vis := max(t+delay, m.lastVis)
 	m.lastVis = vis
-	if p := &m.pending; p.n == len(p.buf) && p.front().vis <= now {
-		p.drop() // only to bound the ring, the oldest once visible: readStart prunes before it looks
+	if p := &m.pending; p.Len() == p.Cap() && p.Front().vis <= now {
+		p.Drop() // only to bound the ring, the oldest once visible: readStart prunes before it looks
 	}
-	m.pending.push(pendingWrite{lo: addr, hi: addr + n, vis: vis})
+	m.pending.Push(pendingWrite{lo: addr, hi: addr + n, vis: vis})
 	return vis
 }
 

@@ -54,7 +54,7 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	l.up.peer, l.down.peer = l.down, l.up
 	for _, t := range []*tx{l.up, l.down} {
 		t.ivTicks, t.dllpTicks = t.bytesTicks(iv), t.bytesTicks(DLLPBytes)
-		t.cur = t.inflight.spare()
+		t.cur = t.inflight.Spare()
 		t.endEv, t.arriveEv = txEnd{t}, txArrive{t}
 		t.ackAt, t.fcAt, t.skpAt = iv, iv, SKPIntervalBytes
 		t.setDue()

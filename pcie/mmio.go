@@ -19,7 +19,7 @@ type mmio struct {
 	// wait to arrive at the NIC, the rest are not yet fully emitted. A
 	// write only moves from one part to the other, oldest first, so one
 	// ring holds both.
-	reqs     ring[mmioReq]
+	reqs     sim.FIFO[mmioReq]
 	arriving int
 	gapUC    sim.Tick
 	gapWC    sim.Tick
@@ -52,12 +52,12 @@ func (l *Link) MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
 	// One test for the usual case: 1..MMIOBytesMax bytes (0 wraps above
 	// the limit), no wrap, no doorbell across 8 B, room.
 	if bytes-1 >= MMIOBytesMax || addr+bytes < addr ||
-		bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes || m.reqs.len() >= l.spec.MMIOQueueMax {
+		bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes || m.reqs.Len() >= l.spec.MMIOQueueMax {
 		return l.mmioRefused(addr, bytes)
 	}
-	r := m.reqs.spare() // push, built in place: no request copied in
+	r := m.reqs.Spare() // push, built in place: no request copied in
 	r.addr, r.bytes, r.off, r.done, r.arg, r.called, r.seq = addr, bytes, 0, done, arg, l.eng.Now(), l.down.nextSeq()
-	m.reqs.n++
+	m.reqs.Commit()
 	l.down.kick()
 	return nil
 }
@@ -76,21 +76,21 @@ func (l *Link) mmioRefused(addr, bytes uint64) error {
 	case bytes <= DoorbellBytes && addr%DoorbellBytes+bytes > DoorbellBytes:
 		return fmt.Errorf("pcie: MMIOWrite of %d bytes at %#x crosses an 8 B boundary (one uncached store)", bytes, addr)
 	default: // the queue is full
-		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.reqs.len())
+		return fmt.Errorf("pcie: MMIOWrite: %w (%d pending)", ErrFull, m.reqs.Len())
 	}
 }
 
 // peek offers the next MWr (a source, tx.pick). An empty queue is
 // answered inline.
 func (m *mmio) peek(now sim.Tick) (*tlp, sim.Tick) {
-	if m.reqs.n == m.arriving { // nothing left to emit
+	if m.reqs.Len() == m.arriving { // nothing left to emit
 		return nil, sim.MaxTick
 	}
 	return m.peekHead(now)
 }
 
 func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
-	r := m.reqs.slot(m.arriving)
+	r := m.reqs.Slot(m.arriving)
 	cur := r.addr + r.off
 	n, gap := r.bytes, m.gapUC
 	if r.bytes > DoorbellBytes {
@@ -110,7 +110,7 @@ func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 
 func (m *mmio) take(now sim.Tick, t *tlp) {
 	m.lastEmit, m.emitted = m.next, true
-	r := m.reqs.slot(m.arriving)
+	r := m.reqs.Slot(m.arriving)
 	gap := m.gapUC
 	if r.bytes > DoorbellBytes {
 		gap = m.gapWC
@@ -126,10 +126,10 @@ func (m *mmio) arrived(now sim.Tick, t *tlp) {
 	if !t.last {
 		return
 	}
-	r := m.reqs.front() // pop, without copying the request out and zeroing its slot
+	r := m.reqs.Front() // pop, without copying the request out and zeroing its slot
 	bytes, done, arg := r.bytes, r.done, r.arg
 	r.done = nil // the only reference the slot holds
-	m.reqs.drop()
+	m.reqs.Drop()
 	m.arriving--
 	s := &m.l.stats
 	s.MMIOWrites++

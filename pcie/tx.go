@@ -110,7 +110,7 @@ type tx struct {
 	arriveEv txArrive // and of an arrival
 	cur      *flight  // the burst on the wire or next, in the slot after those in flight (ring.spare)
 	fin      burst    // just finished, arriving at once (no latency)
-	inflight ring[flight]
+	inflight sim.FIFO[flight]
 	late     int // bursts in flight whose TLP the far end takes on arrival
 
 	timerArmed bool
@@ -135,10 +135,10 @@ type txArrive struct{ t *tx }
 
 func (e txArrive) Handle(now sim.Tick, _ uint64) {
 	t := e.t
-	if r := &t.inflight; r.buf[r.head].quiet { // settleArrivals: the ring holds this flight
+	if t.inflight.Front().quiet { // settleArrivals: the ring holds this flight
 		t.settleQuiet()
 	}
-	t.arriveFlight(now, t.inflight.front())
+	t.arriveFlight(now, t.inflight.Front())
 }
 
 func (t *tx) nextSeq() uint64 { t.seq++; return t.seq }

@@ -54,6 +54,12 @@
 // that was refused. Pipelines tick their last stage first so that an item
 // moves at most one stage per cycle.
 //
+// FIFO is the growing first-in first-out buffer the packages above queue
+// their work in (the PCIe link's flights, requests and pending writes, the
+// NIC scheduler's round robin): it doubles to a power of two and then
+// reuses its buffer, so a steady state allocates nothing. A Port keeps its
+// own fixed ring, laid out with the fields its hot calls read.
+//
 // A component that knows at one tick that its next tick can only do
 // bookkeeping unless something wakes it first (a stage whose head item will
 // find the next queue full) asks for it with WakeIdle: the tick's place in
