@@ -44,6 +44,15 @@ func BuildProvenance() Provenance {
 	return prov
 }
 
+// PrefetchProvenance starts working out BuildProvenance in the background.
+// A binary without VCS build info (go run, or go build with
+// -buildvcs=false) run in a checkout asks git, two child processes that
+// take a few milliseconds: started before a run, they overlap it instead of
+// adding to its wall time, and the run's BuildProvenance waits for them
+// only if they are still going when meta.json is written. The answer is
+// the same either way.
+func PrefetchProvenance() { go BuildProvenance() }
+
 func findProvenance() Provenance {
 	p := Provenance{Module: "unknown", Source: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
@@ -68,34 +77,59 @@ func findProvenance() Provenance {
 }
 
 // checkoutProvenance fills the commit from git when the current directory
-// is inside a checkout of this module (the case of go run).
+// is inside a checkout of this module (the case of go run). The checkout is
+// found without a process; its commit and its status are asked of git at
+// once, in two processes.
 func checkoutProvenance(p *Provenance, bi *debug.BuildInfo) {
 	if bi == nil {
 		return
 	}
-	top, err := gitOutput("rev-parse", "--show-toplevel")
-	if err != nil {
+	top, ok := checkoutTop()
+	if !ok {
 		return
 	}
 	mod, err := os.ReadFile(filepath.Join(top, "go.mod"))
 	if err != nil || !strings.HasPrefix(string(mod), "module "+bi.Main.Path+"\n") {
 		return
 	}
-	rev, err := gitOutput("rev-parse", "HEAD")
-	if err != nil {
+	var head string
+	var headErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { head, headErr = gitOutput(top, "show", "-s", "--format=%H%n%cI", "HEAD") }) // the commit and its time
+	status, err := gitOutput(top, "status", "--porcelain")
+	wg.Wait()
+	if err != nil || headErr != nil {
 		return
 	}
-	status, err := gitOutput("status", "--porcelain")
-	if err != nil {
-		return
-	}
-	when, _ := gitOutput("show", "-s", "--format=%cI", "HEAD")
+	rev, when, _ := strings.Cut(head, "\n")
 	d := status != ""
 	p.Commit, p.CommitTime, p.Dirty, p.Source = rev, when, &d, "checkout"
 }
 
-func gitOutput(args ...string) (string, error) {
-	out, err := exec.Command("git", args...).Output()
+// checkoutTop is the nearest directory at or above the working directory
+// that holds a .git entry (a repository, or a worktree's link file): the
+// top of the checkout git would find there, found with stat calls rather
+// than a git process.
+func checkoutTop() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", false
+		}
+		dir = up
+	}
+}
+
+// gitOutput runs git in the checkout at top and returns what it printed.
+func gitOutput(top string, args ...string) (string, error) {
+	out, err := exec.Command("git", append([]string{"-C", top}, args...)...).Output()
 	return strings.TrimSpace(string(out)), err
 }
 

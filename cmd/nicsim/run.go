@@ -44,6 +44,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	results.PrefetchProvenance() // for meta.json: git, if asked, runs beside the simulation
 	outs, code, ok := c.stage(loaded)
 	if !ok {
 		return code
