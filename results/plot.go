@@ -1,11 +1,10 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,20 +96,17 @@ func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 	if x == "" {
 		x = r.Sweep[0].Path
 	}
-	var files []string
+	var jobs []plotJob
 	for _, name := range ps.Metrics {
 		m, _ := plotMetric(name)
 		f, err := metricPlot(r, x, &m)
 		if err != nil {
-			return files, err
+			files, serr := saveAll(dir, jobs)
+			return files, cmp.Or(serr, err)
 		}
-		saved, err := save(f, dir, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5*vg.Inch)
-		files = append(files, saved...)
-		if err != nil {
-			return files, err
-		}
+		jobs = append(jobs, plotJob{f, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5 * vg.Inch})
 	}
-	return files, nil
+	return saveAll(dir, jobs)
 }
 
 // figure is a plot with its legend, which is drawn to the right of the
@@ -160,40 +156,6 @@ func (f *figure) legendWidth() vg.Length {
 	}
 	r := f.legend.Rectangle(draw.Canvas{})
 	return r.Max.X - r.Min.X + 0.2*vg.Inch
-}
-
-// save writes f as stem.png and stem.svg in dir: the data on the left,
-// the legend to the right, height tall.
-func save(f *figure, dir, stem string, height vg.Length) ([]string, error) {
-	lw := f.legendWidth()
-	var files []string
-	for _, ext := range []string{"png", "svg"} {
-		name := filepath.Join(dir, stem+"."+ext)
-		if err := saveFormat(f, name, ext, 7*vg.Inch+lw, height, lw); err != nil {
-			return files, fmt.Errorf("plot %s: %w", name, err)
-		}
-		files = append(files, name)
-	}
-	return files, nil
-}
-
-func saveFormat(f *figure, name, format string, w, h, lw vg.Length) error {
-	c, err := draw.NewFormattedCanvas(w, h, format)
-	if err != nil {
-		return err
-	}
-	dc := draw.New(c)
-	f.p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
-	f.legend.Draw(draw.Crop(dc, w-lw+0.1*vg.Inch, 0, 0, -0.4*vg.Inch))
-	out, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	_, err = c.WriteTo(out)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // palette is 10 colours told apart by most readers (Tableau 10); with 4
@@ -383,23 +345,19 @@ func writeCDFPlots(dir string, r *Result) ([]string, error) {
 	if len(r.Points) == 0 {
 		return nil, nil
 	}
-	var files []string
+	var jobs []plotJob
 	for gi := range r.Points[0].Generators {
 		gen := r.Points[0].Generators[gi].Name
 		f, err := cdfPlot(r, gen)
 		if err != nil {
-			return files, err
+			files, serr := saveAll(dir, jobs)
+			return files, cmp.Or(serr, err)
 		}
-		if f.curves == 0 {
-			continue
-		}
-		saved, err := save(f, dir, "latency_cdf-"+sanitize(gen), 4.5*vg.Inch)
-		files = append(files, saved...)
-		if err != nil {
-			return files, err
+		if f.curves > 0 {
+			jobs = append(jobs, plotJob{f, "latency_cdf-" + sanitize(gen), 4.5 * vg.Inch})
 		}
 	}
-	return files, nil
+	return saveAll(dir, jobs)
 }
 
 // cdfPlot is the latency CDF of generator gen at every point that has

@@ -17,7 +17,7 @@ const UtilisationCurvesMax = 8
 // p99 latency and the busiest resources' utilisation over time, the end of
 // warm-up marked) as PNG and SVG in dir, and returns the files written.
 func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
-	var files []string
+	var jobs []plotJob
 	for _, f := range []struct {
 		stem, y string
 		add     func(fig *figure, p *PointResult, prefix string)
@@ -48,13 +48,9 @@ func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
 			continue
 		}
 		markWarmup(fig, warm)
-		saved, err := save(fig, dir, f.stem, 4.5*vg.Inch)
-		files = append(files, saved...)
-		if err != nil {
-			return files, err
-		}
+		jobs = append(jobs, plotJob{fig, f.stem, 4.5 * vg.Inch})
 	}
-	return files, nil
+	return saveAll(dir, jobs)
 }
 
 // addGenCurves adds one curve per generator of a point: value(g, k, the

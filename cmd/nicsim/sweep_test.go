@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,28 @@ func TestSweepOutputIsIdenticalWhateverJobsAndHasPlots(t *testing.T) {
 		require.Greater(t, st.Size(), int64(1000), f)
 	}
 	require.Contains(t, readFile(t, filepath.Join(a, "results.csv")), "\n8,65536,generator,lookups,,translate,")
+}
+
+// TestPlotsAreByteIdenticalDrawnOneOrFourAtOnce: a sweep's figures are
+// drawn as many at once as there are processors (results.saveAll); every
+// PNG and SVG is the same byte for byte whether one or four are drawn at
+// once.
+func TestPlotsAreByteIdenticalDrawnOneOrFourAtOnce(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	sweepInto(t, a)
+	runtime.GOMAXPROCS(4)
+	sweepInto(t, b)
+	var plots []string
+	for _, ext := range []string{"*.png", "*.svg"} {
+		m, err := filepath.Glob(filepath.Join(a, ext))
+		require.NoError(t, err)
+		plots = append(plots, m...)
+	}
+	require.GreaterOrEqual(t, len(plots), 8, "metric, latency CDF and time-series plots, PNG and SVG each")
+	for _, f := range plots {
+		require.Equal(t, readFile(t, f), readFile(t, filepath.Join(b, filepath.Base(f))), filepath.Base(f))
+	}
 }
 
 func TestMergedShardsGiveTheUnshardedSweepOutput(t *testing.T) {
