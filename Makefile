@@ -39,8 +39,10 @@ help:
 	@echo "make validate     run workloads/validation against published figures; writes docs/VALIDATION.md and docs/img"
 	@echo "make fuzz         every fuzz target for FUZZTIME (60s) each, then the model-level fuzzer's long run"
 
+# -buildvcs=auto, whatever GOFLAGS says: bin/nicsim carries the commit it
+# was built from, so a run's meta.json names it without asking git.
 build:
-	$(GO) build -o $(BIN)/nicsim ./cmd/nicsim
+	$(GO) build -buildvcs=auto -o $(BIN)/nicsim ./cmd/nicsim
 
 test: lint
 	$(GO) test -tags invariants -count=1 $(PKGS)

@@ -53,8 +53,12 @@ work=$(mktemp -d)
 trap 'git worktree remove --force "$work/start" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 git worktree add --detach "$work/start" "$START" >/dev/null 2>&1
-(cd "$work/start" && $GO build -o "$work/start.bin" ./cmd/nicsim)
-$GO build -o "$work/cur.bin" ./cmd/nicsim
+# Both are built as go build builds by default, with the commit stamped in
+# (-buildvcs=auto, whatever GOFLAGS says): a binary without it asks git for
+# its provenance at run time (meta.json), child processes that load a 2-core
+# machine by some milliseconds per run and are not the simulator.
+(cd "$work/start" && $GO build -buildvcs=auto -o "$work/start.bin" ./cmd/nicsim)
+$GO build -buildvcs=auto -o "$work/cur.bin" ./cmd/nicsim
 
 # point TREE LOAD writes the load's file from TREE, its sweep cut off, to
 # $work/LOAD-<tree>.yaml and prints its path; sets LOAD prints its --set
