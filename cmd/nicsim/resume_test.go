@@ -49,11 +49,13 @@ func TestSweepResumeRunsOnlyTheMissingPoints(t *testing.T) {
 	interruptSource = func() (func() bool, func()) { return func() bool { return false }, func() {} }
 	so.Reset()
 	se.Reset()
-	require.Equal(t, 0, dispatch([]string{"sweep", "--resume", dir, "--jobs", "2", "--quiet"}, &so, &se), se.String())
+	require.Equal(t, 0, dispatch([]string{"sweep", "--resume", dir, "--jobs", "2"}, &so, &se), se.String())
 	b, _ = os.ReadFile(filepath.Join(dir, "meta.json"))
 	require.NoError(t, json.Unmarshal(b, &m))
 	require.Equal(t, 9, m.Points)
 	require.Equal(t, 2, m.Resumed, "the two finished points were kept, seven run")
+	require.Regexp(t, `simulator: [0-9.]+ s wall, [1-9][0-9]* events, [0-9]+ ns wall per work request.* \(the 7 points run now, 2 at once\)`, so.String(),
+		"the speed line counts the points this process ran, not those it took from the first")
 	for _, f := range []string{"results.json", "results.csv", "timeseries.csv"} {
 		require.Equal(t, readFile(t, filepath.Join(whole, f)), readFile(t, filepath.Join(dir, f)), f)
 	}

@@ -70,8 +70,13 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	pb := newProgress(stderr, "sweep "+c.lf.Stem)
 	poll, stopSignals := interruptSource()
 	defer stopSignals()
+	var ran speed
+	onPoint := func(k int, p *results.PointResult) error {
+		ran.add(p)
+		return store.Put(k, p)
+	}
 	run, err := traffic.RunSweep(c.lf, traffic.SweepOptions{Jobs: c.jobs, Shard: c.shard, Shards: c.shards, Interrupted: poll,
-		Skip: store.Has, OnPoint: store.Put, Progress: pb.points})
+		Skip: store.Has, OnPoint: onPoint, Progress: pb.points})
 	pb.finish()
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %s: %v (the finished points are in %s; nicsim sweep --resume %s goes on)\n", c.file, err, out.Tmp, dir)
@@ -83,6 +88,9 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	c.report(stdout, stderr, dir, res, m)
+	if !c.quiet {
+		printSweepSpeed(stdout, ran, m, c.jobs)
+	}
 	if res.Partial {
 		fmt.Fprintf(stderr, "nicsim sweep: interrupted by %s; partial results (%d of %d points) written to %s; nicsim sweep --resume %s runs the rest\n",
 			signalName(), m.Points, len(c.lf.Points), dir, dir)
