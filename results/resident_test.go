@@ -19,10 +19,7 @@ func TestPeakResidentBytesCoversMemoryTouched(t *testing.T) {
 		t.Skipf("%s: no peak resident figure", runtime.GOOS)
 	}
 	const n = 64 << 20
-	buf := make([]byte, n)
-	for i := 0; i < n; i += 4096 {
-		buf[i] = 1
-	}
+	buf := touched(n)
 	require.GreaterOrEqual(t, PeakResidentBytes(), uint64(n))
 	runtime.KeepAlive(buf)
 }
@@ -36,10 +33,7 @@ func TestPeakResidentBytesLeavesOutTheParentsMemory(t *testing.T) {
 		t.Skipf("%s: no peak resident figure", runtime.GOOS)
 	}
 	const n = 256 << 20
-	buf := make([]byte, n)
-	for i := 0; i < n; i += 4096 {
-		buf[i] = 1
-	}
+	buf := touched(n)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPeakResidentBytesOfAChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "NICSIM_PEAK_CHILD=1")
 	out, err := cmd.Output()
@@ -60,4 +54,13 @@ func TestPeakResidentBytesOfAChild(t *testing.T) {
 		t.Skip("run by TestPeakResidentBytesLeavesOutTheParentsMemory")
 	}
 	os.Stdout.WriteString("peak " + strconv.FormatUint(PeakResidentBytes(), 10) + "\n")
+}
+
+// touched returns n bytes with every page written, so resident.
+func touched(n int) []byte {
+	buf := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		buf[i] = 1
+	}
+	return buf
 }

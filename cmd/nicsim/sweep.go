@@ -41,7 +41,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	results.PrefetchProvenance() // for meta.json: git, if asked, runs beside the simulation
+	results.PrefetchProvenance() // for meta.json, written as the sweep starts: git, if asked, runs while the output folder is prepared
 	if j := c.lf.JobsWithin(); c.jobs > j {
 		fmt.Fprintf(stderr, "nicsim sweep: running %d points at once, not %d: that is what run.memory_max_bytes = %s holds (docs/workloads.md, \"Memory budget\")\n",
 			j, c.jobs, workloads.Bytes(c.lf.Points[0].Run.MemoryMaxBytes))
