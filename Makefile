@@ -39,10 +39,12 @@ help:
 	@echo "make validate     run workloads/validation against published figures; writes docs/VALIDATION.md and docs/img"
 	@echo "make fuzz         every fuzz target for FUZZTIME (60s) each, then the model-level fuzzer's long run"
 
-# -buildvcs=auto, whatever GOFLAGS says: bin/nicsim carries the commit it
-# was built from, so a run's meta.json names it without asking git.
+# bin/nicsim carries the commit it was built from (-buildvcs=auto, whatever
+# GOFLAGS says), so a run's meta.json names it without asking git; not when
+# git cannot read this tree (no checkout, or one git refuses as another
+# user's), where go build would fail on it.
 build:
-	$(GO) build -buildvcs=auto -o $(BIN)/nicsim ./cmd/nicsim
+	$(GO) build $$(git status --porcelain >/dev/null 2>&1 && echo -buildvcs=auto) -o $(BIN)/nicsim ./cmd/nicsim
 
 test: lint
 	$(GO) test -tags invariants -count=1 $(PKGS)
