@@ -73,22 +73,26 @@ func CheckPlotSpec(ps PlotSpec, axes []workloads.SweepAxis) error {
 
 // WritePlots draws each metric of ps against the X axis, each generator's
 // latency CDF at every point and the time series, as PNG and SVG in dir,
-// and returns the files written. A result without a sweep has no metric plots.
+// and returns the files written. A result without a sweep has no metric
+// plots. The figures are drawn together (saveAll); when one cannot be
+// made, those before it are still written and its error returned.
 func WritePlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
-	files, err := writeMetricPlots(dir, r, ps)
-	if err != nil {
-		return files, err
+	jobs, err := metricJobs(r, ps)
+	if err == nil {
+		var cdf []plotJob
+		cdf, err = cdfJobs(r)
+		jobs = append(jobs, cdf...)
 	}
-	cdf, err := writeCDFPlots(dir, r)
-	files = append(files, cdf...)
-	if err != nil {
-		return files, err
+	if err == nil {
+		jobs = append(jobs, timeseriesJobs(r)...)
 	}
-	ts, err := WriteTimeseriesPlots(dir, r)
-	return append(files, ts...), err
+	files, serr := saveAll(dir, jobs)
+	return files, cmp.Or(serr, err)
 }
 
-func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
+// metricJobs are the figures of each metric of ps against the X axis, up
+// to the first that cannot be made, and its error.
+func metricJobs(r *Result, ps PlotSpec) ([]plotJob, error) {
 	if len(r.Sweep) == 0 || len(r.Points) < 2 {
 		return nil, nil
 	}
@@ -101,12 +105,11 @@ func writeMetricPlots(dir string, r *Result, ps PlotSpec) ([]string, error) {
 		m, _ := plotMetric(name)
 		f, err := metricPlot(r, x, &m)
 		if err != nil {
-			files, serr := saveAll(dir, jobs)
-			return files, cmp.Or(serr, err)
+			return jobs, err
 		}
 		jobs = append(jobs, plotJob{f, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5 * vg.Inch})
 	}
-	return saveAll(dir, jobs)
+	return jobs, nil
 }
 
 // figure is a plot with its legend, which is drawn to the right of the
@@ -339,9 +342,10 @@ func logScaled(xs []float64) bool {
 	return hi/lo > 100
 }
 
-// writeCDFPlots draws, for each generator, the latency CDF of every point
-// (one curve per point) as PNG and SVG in dir, and returns the files written.
-func writeCDFPlots(dir string, r *Result) ([]string, error) {
+// cdfJobs are the figures of each generator's latency CDF of every point
+// (one curve per point), up to the first that cannot be made, and its
+// error.
+func cdfJobs(r *Result) ([]plotJob, error) {
 	if len(r.Points) == 0 {
 		return nil, nil
 	}
@@ -350,14 +354,13 @@ func writeCDFPlots(dir string, r *Result) ([]string, error) {
 		gen := r.Points[0].Generators[gi].Name
 		f, err := cdfPlot(r, gen)
 		if err != nil {
-			files, serr := saveAll(dir, jobs)
-			return files, cmp.Or(serr, err)
+			return jobs, err
 		}
 		if f.curves > 0 {
 			jobs = append(jobs, plotJob{f, "latency_cdf-" + sanitize(gen), 4.5 * vg.Inch})
 		}
 	}
-	return saveAll(dir, jobs)
+	return jobs, nil
 }
 
 // cdfPlot is the latency CDF of generator gen at every point that has

@@ -17,6 +17,12 @@ const UtilisationCurvesMax = 8
 // p99 latency and the busiest resources' utilisation over time, the end of
 // warm-up marked) as PNG and SVG in dir, and returns the files written.
 func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
+	return saveAll(dir, timeseriesJobs(r))
+}
+
+// timeseriesJobs are the time-series figures of r's points that have a
+// curve.
+func timeseriesJobs(r *Result) []plotJob {
 	var jobs []plotJob
 	for _, f := range []struct {
 		stem, y string
@@ -50,7 +56,7 @@ func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
 		markWarmup(fig, warm)
 		jobs = append(jobs, plotJob{fig, f.stem, 4.5 * vg.Inch})
 	}
-	return saveAll(dir, jobs)
+	return jobs
 }
 
 // addGenCurves adds one curve per generator of a point: value(g, k, the
