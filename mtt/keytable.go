@@ -93,11 +93,7 @@ func NewKeyTable(n uint32) (*KeyTable, error) {
 	if n == 0 || n > IndexMax+1 {
 		return nil, fmt.Errorf("mtt: key table of %d entries, want 1..2^24", n)
 	}
-	kt := &KeyTable{entries: make([]Entry, n), free: make([]uint32, n)}
-	for i := range kt.free {
-		kt.free[i] = n - 1 - uint32(i) // pop gives index 0 first
-	}
-	return kt, nil
+	return &KeyTable{entries: make([]Entry, n), free: freeList(n)}, nil
 }
 
 // Len is the number of entries.

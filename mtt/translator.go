@@ -198,45 +198,53 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 		{name + ".MPTCache", spec.MPTCache, uint64(spec.MPTEntryBytes), spec.MPTBaseAddr, &t.Stats.MPT},
 		{name + ".MTTCache", spec.MTTCache, MTTEntryBytes, spec.MTTBaseAddr, &t.Stats.MTT},
 	} {
-		g := c.cs.Geometry(c.entryBytes)
-		cache, err := NewCache(g.Sets, g.Ways, c.cs.Policy, env.Stream(c.name))
-		if err != nil {
+		if t.tabs[i], err = newTable(c.name, c.cs, c.cs.Geometry(c.entryBytes), c.base, c.st, clock, spec.RequestsMax, env); err != nil {
 			return nil, err
 		}
-		tb := table{name: c.name, cache: cache, latency: clock.CyclesToTicks(sim.Cycles(c.cs.LatencyCycles)),
-			ports: int(c.cs.PortsPerCycle), lineBytes: g.LineBytes, lineShift: uint(bits.TrailingZeros64(g.LineBytes)), base: c.base,
-			ready: newRing(int(spec.RequestsMax)), mshrs: make([]mshr, c.cs.MSHRsMax),
-			freeMSHR: make([]uint32, c.cs.MSHRsMax), issue: newRing(int(c.cs.MSHRsMax)), stats: c.st}
-		for j := range tb.freeMSHR {
-			tb.freeMSHR[j] = c.cs.MSHRsMax - 1 - uint32(j)
-		}
-		if tb.portsM, err = env.Meters.New(c.name+".Ports", "lookups/cycle", uint64(c.cs.PortsPerCycle)); err != nil {
-			return nil, err
-		}
-		if tb.mshrsM, err = env.Meters.New(c.name+".MSHRs", "MSHRs", uint64(c.cs.MSHRsMax)); err != nil {
-			return nil, err
-		}
-		t.tabs[i] = tb
 	}
 	if t.writesM, err = env.Meters.New(name+".Writes", "writes", uint64(spec.WriteOpsMax)); err != nil {
 		return nil, err
 	}
 	t.slots = make([]slot, spec.RequestsMax)
-	t.freeSlots = make([]uint32, spec.RequestsMax)
-	for i := range t.freeSlots {
-		t.freeSlots[i] = spec.RequestsMax - 1 - uint32(i)
-	}
+	t.freeSlots = freeList(spec.RequestsMax)
 	t.writes = make([]writeOp, spec.WriteOpsMax)
-	t.freeWrites = make([]uint32, spec.WriteOpsMax)
-	for i := range t.freeWrites {
-		t.freeWrites[i] = spec.WriteOpsMax - 1 - uint32(i)
-	}
+	t.freeWrites = freeList(spec.WriteOpsMax)
 	t.writeQ = newRing(int(spec.WriteOpsMax))
 	// Registered once: the DMA keeps its wakers and wakes them every time
 	// room frees after a refusal (as *pcie.DMA does); a spurious wake costs
 	// one deduplicated tick.
 	dma.AddWaker(t.drv)
 	return t, nil
+}
+
+// newTable builds the MPT or MTT cache named name, of geometry g, over the
+// table at base: its lookup ports and MSHRs are metered, and it holds up to
+// requestsMax requests ready to answer.
+func newTable(name string, cs CacheSpec, g Geometry, base uint64, st *TableStats, clock sim.ClockDomain, requestsMax uint32, env *sim.Env) (table, error) {
+	cache, err := NewCache(g.Sets, g.Ways, cs.Policy, env.Stream(name))
+	if err != nil {
+		return table{}, err
+	}
+	tb := table{name: name, cache: cache, latency: clock.CyclesToTicks(sim.Cycles(cs.LatencyCycles)),
+		ports: int(cs.PortsPerCycle), lineBytes: g.LineBytes, lineShift: uint(bits.TrailingZeros64(g.LineBytes)), base: base,
+		ready: newRing(int(requestsMax)), mshrs: make([]mshr, cs.MSHRsMax),
+		freeMSHR: freeList(cs.MSHRsMax), issue: newRing(int(cs.MSHRsMax)), stats: st}
+	if tb.portsM, err = env.Meters.New(name+".Ports", "lookups/cycle", uint64(cs.PortsPerCycle)); err != nil {
+		return table{}, err
+	}
+	if tb.mshrsM, err = env.Meters.New(name+".MSHRs", "MSHRs", uint64(cs.MSHRsMax)); err != nil {
+		return table{}, err
+	}
+	return tb, nil
+}
+
+// freeList is a stack of the indices 0..n-1 that pops 0 first.
+func freeList(n uint32) []uint32 {
+	l := make([]uint32, n)
+	for i := range l {
+		l[i] = n - 1 - uint32(i)
+	}
+	return l
 }
 
 // Name is the unit's hierarchical name.

@@ -236,67 +236,97 @@ func (d *decoder) decodeNumber(n *yaml.Node, path string, v reflect.Value, r *ru
 		return
 	}
 	text := truncate(n.Value, 40)
-	var f float64
-	var i int64
-	var u uint64
-	isInt := false
-	signed := false
-	if n.Tag == "!!int" {
-		if n.Decode(&i) == nil {
-			isInt, signed, f = true, true, float64(i)
-		} else if n.Decode(&u) == nil {
-			isInt, f = true, float64(u)
-		} else {
-			d.errAt(n, path, "%s does not fit in 64 bits%s", text, rangeHint(r))
+	num, msg := parseNumber(n, text)
+	if msg == "" {
+		if msg = r.checkNumber(num.f, text); msg != "" {
+			d.errAt(n, path, "%s", msg) // it names the allowed values itself
 			return
 		}
-	} else if err := n.Decode(&f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		d.errAt(n, path, "%s is not a finite number%s", text, rangeHint(r))
-		return
+		switch v.Kind() {
+		case reflect.Float32, reflect.Float64:
+			v.SetFloat(num.f)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			msg = num.setInt(v, text)
+		default: // unsigned
+			msg = num.setUint(v, text)
+		}
 	}
-	if msg := r.checkNumber(f, text); msg != "" {
-		d.errAt(n, path, "%s", msg)
-		return
+	if msg != "" {
+		d.errAt(n, path, "%s%s", msg, rangeHint(r))
 	}
-	switch v.Kind() {
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(f)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if !isInt {
-			if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-				d.errAt(n, path, "%s is not a whole number%s", text, rangeHint(r))
-				return
-			}
-			i, signed = int64(f), true
-		} else if !signed {
-			d.errAt(n, path, "%s does not fit%s", text, rangeHint(r))
-			return
+}
+
+// number is a YAML number as read: its value as a float, and for an
+// integer its exact value, signed when it fits in an int64.
+type number struct {
+	f      float64
+	i      int64
+	u      uint64
+	isInt  bool
+	signed bool
+}
+
+// parseNumber reads n, an !!int or !!float scalar written text; the
+// message says what is wrong with it, "" when nothing is.
+func parseNumber(n *yaml.Node, text string) (num number, msg string) {
+	if n.Tag != "!!int" {
+		if err := n.Decode(&num.f); err != nil || math.IsNaN(num.f) || math.IsInf(num.f, 0) {
+			return num, text + " is not a finite number"
 		}
-		if v.OverflowInt(i) {
-			d.errAt(n, path, "%s does not fit in %s%s", text, v.Type(), rangeHint(r))
-			return
-		}
-		v.SetInt(i)
-	default: // unsigned
-		if !isInt {
-			if f != math.Trunc(f) || f < 0 || f >= math.MaxUint64 {
-				d.errAt(n, path, "%s is not a whole number >= 0%s", text, rangeHint(r))
-				return
-			}
-			u = uint64(f)
-		} else if signed {
-			if i < 0 {
-				d.errAt(n, path, "%s is negative%s", text, rangeHint(r))
-				return
-			}
-			u = uint64(i)
-		}
-		if v.OverflowUint(u) {
-			d.errAt(n, path, "%s does not fit in %s%s", text, v.Type(), rangeHint(r))
-			return
-		}
-		v.SetUint(u)
+		return num, ""
 	}
+	num.isInt = true
+	if n.Decode(&num.i) == nil {
+		num.signed, num.f = true, float64(num.i)
+		return num, ""
+	}
+	if n.Decode(&num.u) == nil {
+		num.f = float64(num.u)
+		return num, ""
+	}
+	return num, text + " does not fit in 64 bits"
+}
+
+// setInt sets v, of a signed kind, to the number, or says why it cannot.
+func (num number) setInt(v reflect.Value, text string) string {
+	i := num.i
+	switch {
+	case !num.isInt:
+		if num.f != math.Trunc(num.f) || num.f < math.MinInt64 || num.f >= math.MaxInt64 {
+			return text + " is not a whole number"
+		}
+		i = int64(num.f)
+	case !num.signed:
+		return text + " does not fit"
+	}
+	if v.OverflowInt(i) {
+		return fmt.Sprintf("%s does not fit in %s", text, v.Type())
+	}
+	v.SetInt(i)
+	return ""
+}
+
+// setUint sets v, of an unsigned kind, to the number, or says why it
+// cannot.
+func (num number) setUint(v reflect.Value, text string) string {
+	u := num.u
+	switch {
+	case !num.isInt:
+		if num.f != math.Trunc(num.f) || num.f < 0 || num.f >= math.MaxUint64 {
+			return text + " is not a whole number >= 0"
+		}
+		u = uint64(num.f)
+	case num.signed:
+		if num.i < 0 {
+			return text + " is negative"
+		}
+		u = uint64(num.i)
+	}
+	if v.OverflowUint(u) {
+		return fmt.Sprintf("%s does not fit in %s", text, v.Type())
+	}
+	v.SetUint(u)
+	return ""
 }
 
 func rangeHint(r *rule) string {

@@ -262,57 +262,16 @@ func setPath(root *yaml.Node, segs []string, val *yaml.Node, created func(*yaml.
 	cur := root
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		here := strings.Join(segs[:i], ".")
-		if here == "" {
-			here = "the top level"
-		}
 		if isNull(cur) {
 			*cur = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: cur.Line, Column: cur.Column}
 		}
 		switch cur.Kind {
 		case yaml.MappingNode:
-			j := -1
-			for k := 0; k+1 < len(cur.Content); k += 2 {
-				if cur.Content[k].Value == seg {
-					j = k
-				}
-			}
-			if j >= 0 {
-				if last {
-					cur.Content[j+1] = val
-					return nil
-				}
-				cur = cur.Content[j+1]
-				continue
-			}
-			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
-			next := val
-			if !last {
-				next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			}
-			if created != nil {
-				created(key)
-				created(next)
-			}
-			cur.Content = append(cur.Content, key, next)
-			cur = next
+			cur = mapChild(cur, seg, last, val, created)
 		case yaml.SequenceNode:
-			j := -1
-			if idx, err := strconv.Atoi(seg); err == nil {
-				if idx < 0 || idx >= len(cur.Content) {
-					return fmt.Errorf("%s has %d elements; no element %d", here, len(cur.Content), idx)
-				}
-				j = idx
-			} else {
-				for k, c := range cur.Content {
-					if elemSeg(c, k) == seg {
-						j = k
-						break
-					}
-				}
-				if j < 0 {
-					return fmt.Errorf("%s has no element named %q (name an element by its index or its name)", here, seg)
-				}
+			j, err := seqIndex(cur, seg, segs[:i])
+			if err != nil {
+				return err
 			}
 			if last {
 				cur.Content[j] = val
@@ -320,10 +279,64 @@ func setPath(root *yaml.Node, segs []string, val *yaml.Node, created func(*yaml.
 			}
 			cur = cur.Content[j]
 		default:
-			return fmt.Errorf("%s is %s, not a mapping or list, so it has no %q", here, describe(cur), seg)
+			return fmt.Errorf("%s is %s, not a mapping or list, so it has no %q", pathText(segs[:i]), describe(cur), seg)
 		}
 	}
 	return nil
+}
+
+// mapChild is the value of key seg of the mapping m, added (as a mapping,
+// or as val when last) when m has no such key; when last, val replaces the
+// value of a key m has. created is told about every node added.
+func mapChild(m *yaml.Node, seg string, last bool, val *yaml.Node, created func(*yaml.Node)) *yaml.Node {
+	j := -1
+	for k := 0; k+1 < len(m.Content); k += 2 {
+		if m.Content[k].Value == seg {
+			j = k
+		}
+	}
+	if j >= 0 {
+		if last {
+			m.Content[j+1] = val
+		}
+		return m.Content[j+1]
+	}
+	key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
+	next := val
+	if !last {
+		next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	if created != nil {
+		created(key)
+		created(next)
+	}
+	m.Content = append(m.Content, key, next)
+	return next
+}
+
+// seqIndex is the index of the element seg names in the list l at path
+// here: its index, or the element whose `name` it is.
+func seqIndex(l *yaml.Node, seg string, here []string) (int, error) {
+	if idx, err := strconv.Atoi(seg); err == nil {
+		if idx < 0 || idx >= len(l.Content) {
+			return 0, fmt.Errorf("%s has %d elements; no element %d", pathText(here), len(l.Content), idx)
+		}
+		return idx, nil
+	}
+	for k, c := range l.Content {
+		if elemSeg(c, k) == seg {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%s has no element named %q (name an element by its index or its name)", pathText(here), seg)
+}
+
+// pathText names the node at segs in a message.
+func pathText(segs []string) string {
+	if len(segs) == 0 {
+		return "the top level"
+	}
+	return strings.Join(segs, ".")
 }
 
 // cloneNode deep-copies a node tree, keeping override origins.

@@ -238,3 +238,21 @@ func TestRegisterMrInlineIsRefusedInWorkloadFiles(t *testing.T) {
 	msg := loadErr(t, "adapter: {nic: {register_mr_inline: true}}\nrun: {duration_us: 5}\ngenerators: [{kind: register_mr}]\n")
 	require.Contains(t, msg, "adapter.nic.register_mr_inline: is for scenarios")
 }
+
+func TestNumberThatDoesNotFitItsFieldSaysWhy(t *testing.T) {
+	for _, c := range []struct{ seed, want string }{
+		{"-1", "w.yaml:1:29: run.seed: -1 is negative"},
+		{"1.5", "w.yaml:1:29: run.seed: 1.5 is not a whole number >= 0"},
+		{"99999999999999999999999", "w.yaml:1:29: run.seed: 99999999999999999999999 is not a whole number >= 0"},
+		{"!!int 99999999999999999999999", "w.yaml:1:29: run.seed: 99999999999999999999999 does not fit in 64 bits"},
+		{"18446744073709551615", ""},
+	} {
+		src := "run: {duration_us: 5, seed: " + c.seed + "}\ngenerators: [{kind: dma_read}]\n"
+		if c.want == "" {
+			_, err := LoadBytes("w.yaml", []byte(src), Options{})
+			require.NoError(t, err, c.seed)
+			continue
+		}
+		require.Equal(t, c.want, loadErr(t, src), c.seed)
+	}
+}

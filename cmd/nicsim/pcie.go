@@ -69,17 +69,9 @@ func runPCIe(args []string, stdout, stderr io.Writer) int {
 // preset's; the link flags given override it.
 func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	fs := newFlagSet("pcie", "[--preset NAME] [--gen N] [--lanes N] [--mps B] [--mrrs B] [--sizes 64,128,...] [--dir read|write|rdwr|all] [--ideal] [--format table|csv]", stderr)
-	defPreset, _ := workloads.PresetByName(pcieDefaultPreset)
-	def := defPreset.Adapter.PCIe
 	c := &pcieCmd{}
 	fs.StringVar(&c.preset, "preset", pcieDefaultPreset, "adapter preset whose link, host and DMA engine to measure (nicsim presets)")
-	gen := fs.Int("gen", def.Gen, "PCIe generation (1..5)")
-	lanes := fs.Int("lanes", def.Lanes, "link width (1, 2, 4, 8, 16)")
-	mps := fs.Int("mps", def.MPSBytes, "Max_Payload_Size in bytes (128..4096, power of two)")
-	mrrs := fs.Int("mrrs", def.MRRSBytes, "Max_Read_Request_Size in bytes (128..4096, power of two)")
-	rcb := fs.Int("rcb", def.RCBBytes, "read completion boundary in bytes (64 or 128)")
-	split := fs.String("split", def.CompletionSplit, "completion split: mps or rcb")
-	tags := fs.Int("tags", def.TagsMax, "outstanding read tags (1..65536)")
+	link := newPCIeLinkFlags(fs)
 	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", "comma-separated transfer sizes in bytes (1..16777216)")
 	dir := fs.String("dir", "all", "stream direction: read, write, rdwr or all")
 	fs.BoolVar(&c.ideal, "ideal", false, "no latency, tag, credit or engine limits; infinite host memory bandwidth")
@@ -87,67 +79,103 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	if code, ok := parseFlags(fs, args); !ok {
 		return nil, code, false
 	}
-	bad := func(format string, a ...any) (*pcieCmd, int, bool) {
-		fmt.Fprintf(stderr, "nicsim pcie: "+format+"\n", a...)
-		return nil, 2, false
-	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "nicsim pcie: unexpected argument %q\n", fs.Arg(0))
 		return nil, 2, false
 	}
+	if err := c.configure(fs, link, *dir, *sizes); err != nil {
+		fmt.Fprintf(stderr, "nicsim pcie: %v\n", err)
+		return nil, 2, false
+	}
+	return c, 0, true
+}
+
+// configure checks the parsed flags and sets c's link, clock, directions
+// and sizes from them.
+func (c *pcieCmd) configure(fs *flag.FlagSet, link *pcieLinkFlags, dir, sizes string) error {
 	p, ok := workloads.PresetByName(c.preset)
 	if !ok {
-		return bad("--preset %q is not a preset (%s)", c.preset, strings.Join(workloads.PresetNames(), ", "))
+		return fmt.Errorf("--preset %q is not a preset (%s)", c.preset, strings.Join(workloads.PresetNames(), ", "))
 	}
-	switch {
-	case *gen < 1 || *gen > 5:
-		return bad("--gen %d is out of range 1..5", *gen)
-	case *lanes != 1 && *lanes != 2 && *lanes != 4 && *lanes != 8 && *lanes != 16:
-		return bad("--lanes %d must be one of 1, 2, 4, 8, 16", *lanes)
-	case !pow2In(*mps, 128, 4096):
-		return bad("--mps %d must be a power of two in 128..4096", *mps)
-	case !pow2In(*mrrs, 128, 4096):
-		return bad("--mrrs %d must be a power of two in 128..4096", *mrrs)
-	case *rcb != 64 && *rcb != 128:
-		return bad("--rcb %d must be 64 or 128", *rcb)
-	case *split != pcie.SplitMPS && *split != pcie.SplitRCB:
-		return bad("--split %q must be mps or rcb", *split)
-	case *tags < 1 || *tags > pcie.TagsLimit:
-		return bad("--tags %d is out of range 1..%d", *tags, pcie.TagsLimit)
-	case c.format != "table" && c.format != "csv":
-		return bad("--format %q must be table or csv", c.format)
+	if err := link.check(); err != nil {
+		return err
+	}
+	if c.format != "table" && c.format != "csv" {
+		return fmt.Errorf("--format %q must be table or csv", c.format)
 	}
 	var err error
-	if c.dirs, err = parseDirections(*dir); err != nil {
-		return bad("%v", err)
+	if c.dirs, err = parseDirections(dir); err != nil {
+		return err
 	}
-	if c.sizes, err = parseSizes(*sizes); err != nil {
-		return bad("%v", err)
+	if c.sizes, err = parseSizes(sizes); err != nil {
+		return err
 	}
-	c.spec = p.Adapter.PCIe
+	c.spec = link.apply(fs, p.Adapter.PCIe)
 	c.clock = sim.ClockDomain{Name: "NIC.Clock", Period: sim.Tick(p.Adapter.NIC.ClockPeriodPS)}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for name, set := range map[string]func(){
-		"gen": func() { c.spec.Gen = *gen }, "lanes": func() { c.spec.Lanes = *lanes },
-		"mps": func() { c.spec.MPSBytes = *mps }, "mrrs": func() { c.spec.MRRSBytes = *mrrs },
-		"rcb": func() { c.spec.RCBBytes = *rcb }, "split": func() { c.spec.CompletionSplit = *split },
-		"tags": func() { c.spec.TagsMax = *tags },
-	} {
-		if given[name] {
-			set()
-		}
-	}
-	if c.spec.HostNPHCredits != 0 && c.spec.HostNPHCredits < c.spec.TagsMax {
-		c.spec.HostNPHCredits = c.spec.TagsMax // so that --tags, not NPH credits, limits reads
-	}
 	if c.ideal {
 		c.spec = pcie.IdealSpec(c.spec)
 	}
-	if err := c.spec.Validate(); err != nil {
-		return bad("%v", err)
+	return c.spec.Validate()
+}
+
+// pcieLinkFlags are the flags that override the preset's link. Their
+// defaults, shown in the help, are the default preset's.
+type pcieLinkFlags struct {
+	gen, lanes, mps, mrrs, rcb, tags *int
+	split                            *string
+}
+
+func newPCIeLinkFlags(fs *flag.FlagSet) *pcieLinkFlags {
+	defPreset, _ := workloads.PresetByName(pcieDefaultPreset)
+	def := defPreset.Adapter.PCIe
+	return &pcieLinkFlags{
+		gen:   fs.Int("gen", def.Gen, "PCIe generation (1..5)"),
+		lanes: fs.Int("lanes", def.Lanes, "link width (1, 2, 4, 8, 16)"),
+		mps:   fs.Int("mps", def.MPSBytes, "Max_Payload_Size in bytes (128..4096, power of two)"),
+		mrrs:  fs.Int("mrrs", def.MRRSBytes, "Max_Read_Request_Size in bytes (128..4096, power of two)"),
+		rcb:   fs.Int("rcb", def.RCBBytes, "read completion boundary in bytes (64 or 128)"),
+		split: fs.String("split", def.CompletionSplit, "completion split: mps or rcb"),
+		tags:  fs.Int("tags", def.TagsMax, "outstanding read tags (1..65536)"),
 	}
-	return c, 0, true
+}
+
+// check says which flag is out of its range, if any.
+func (l *pcieLinkFlags) check() error {
+	switch {
+	case *l.gen < 1 || *l.gen > 5:
+		return fmt.Errorf("--gen %d is out of range 1..5", *l.gen)
+	case *l.lanes != 1 && *l.lanes != 2 && *l.lanes != 4 && *l.lanes != 8 && *l.lanes != 16:
+		return fmt.Errorf("--lanes %d must be one of 1, 2, 4, 8, 16", *l.lanes)
+	case !pow2In(*l.mps, 128, 4096):
+		return fmt.Errorf("--mps %d must be a power of two in 128..4096", *l.mps)
+	case !pow2In(*l.mrrs, 128, 4096):
+		return fmt.Errorf("--mrrs %d must be a power of two in 128..4096", *l.mrrs)
+	case *l.rcb != 64 && *l.rcb != 128:
+		return fmt.Errorf("--rcb %d must be 64 or 128", *l.rcb)
+	case *l.split != pcie.SplitMPS && *l.split != pcie.SplitRCB:
+		return fmt.Errorf("--split %q must be mps or rcb", *l.split)
+	case *l.tags < 1 || *l.tags > pcie.TagsLimit:
+		return fmt.Errorf("--tags %d is out of range 1..%d", *l.tags, pcie.TagsLimit)
+	}
+	return nil
+}
+
+// apply is the preset's link spec with the flags given on the command line
+// in place of its fields.
+func (l *pcieLinkFlags) apply(fs *flag.FlagSet, spec pcie.Spec) pcie.Spec {
+	ints := map[string][2]*int{"gen": {&spec.Gen, l.gen}, "lanes": {&spec.Lanes, l.lanes}, "mps": {&spec.MPSBytes, l.mps},
+		"mrrs": {&spec.MRRSBytes, l.mrrs}, "rcb": {&spec.RCBBytes, l.rcb}, "tags": {&spec.TagsMax, l.tags}}
+	fs.Visit(func(f *flag.Flag) {
+		if p, ok := ints[f.Name]; ok {
+			*p[0] = *p[1]
+		} else if f.Name == "split" {
+			spec.CompletionSplit = *l.split
+		}
+	})
+	if spec.HostNPHCredits != 0 && spec.HostNPHCredits < spec.TagsMax {
+		spec.HostNPHCredits = spec.TagsMax // so that --tags, not NPH credits, limits reads
+	}
+	return spec
 }
 
 // parseDirections parses --dir: read, write, rdwr or all of them.

@@ -53,16 +53,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	started := time.Now()
-	store, err := results.NewPointStore(out.Tmp)
-	resumed := 0
-	for k := range c.lf.Points {
-		if err == nil && store.Has(k) {
-			resumed++
-		}
-	}
-	if err == nil {
-		err = c.writeMeta(out.Tmp, "running", started, nil)
-	}
+	store, resumed, err := c.openStore(out.Tmp, started)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
 		return exitFailed
@@ -97,6 +88,22 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return interruptedExit()
 	}
 	return exitOK
+}
+
+// openStore opens the store of the points finished in tmp, counts those
+// a resumed sweep finds there and marks the sweep running in meta.json.
+func (c *sweepCmd) openStore(tmp string, started time.Time) (*results.PointStore, int, error) {
+	store, err := results.NewPointStore(tmp)
+	if err != nil {
+		return nil, 0, err
+	}
+	resumed := 0
+	for k := range c.lf.Points {
+		if store.Has(k) {
+			resumed++
+		}
+	}
+	return store, resumed, c.writeMeta(tmp, "running", started, nil)
 }
 
 // report prints the warnings, and unless quiet the summary (of sweeps of

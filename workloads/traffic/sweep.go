@@ -38,85 +38,127 @@ func RunSweep(f *workloads.File, opts SweepOptions) (*results.Result, error) {
 	if len(f.Points) == 0 {
 		return nil, fmt.Errorf("workloads: %s: nothing to run", f.Path)
 	}
-	idx, err := workloads.ShardPoints(len(f.Points), opts.Shard, opts.Shards)
+	idx, skipped, err := sweepTodo(len(f.Points), opts)
 	if err != nil {
 		return nil, err
 	}
-	skipped := 0
-	if opts.Skip != nil {
-		todo := idx[:0:0]
-		for _, k := range idx {
-			if !opts.Skip(k) {
-				todo = append(todo, k)
-			}
-		}
-		skipped, idx = len(idx)-len(todo), todo
-	}
-	jobs := max(opts.Jobs, 1)
-	w0 := f.Points[0]
-	res := &results.Result{Workload: w0.Name, Seed: w0.Run.Seed, Sweep: f.Sweep}
-	out := make([]*results.PointResult, len(idx))
-	errs := make([]error, len(idx))
-	var next, done atomic.Int64
-	var stopped atomic.Bool
-	interrupted := func() bool {
-		if stopped.Load() {
-			return true
-		}
-		if opts.Interrupted != nil && opts.Interrupted() {
-			stopped.Store(true)
-			return true
-		}
-		return false
-	}
-	var mu sync.Mutex // serialises Progress calls
+	r := &sweepRun{f: f, opts: opts, idx: idx, skipped: skipped,
+		out: make([]*results.PointResult, len(idx)), errs: make([]error, len(idx))}
 	var wg sync.WaitGroup
-	for j := 0; j < min(jobs, len(idx)); j++ {
+	for range min(max(opts.Jobs, 1), len(idx)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(idx) || interrupted() {
-					return
-				}
-				pr, err := RunPoint(f.Points[idx[k]], RunOptions{Interrupted: interrupted})
-				out[k], errs[k] = pr, err
-				if err == nil && opts.OnPoint != nil {
-					mu.Lock()
-					errs[k] = opts.OnPoint(idx[k], pr)
-					mu.Unlock()
-					out[k] = &results.PointResult{Partial: pr.Partial}
-				}
-				if errs[k] != nil {
-					stopped.Store(true)
-					return
-				}
-				n := int(done.Add(1))
-				if opts.Progress != nil {
-					mu.Lock()
-					opts.Progress(skipped+n, skipped+len(idx))
-					mu.Unlock()
-				}
-			}
+			r.work()
 		}()
 	}
 	wg.Wait()
-	for k, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("point %d (%s): %w", idx[k], workloads.Label(f.Points[idx[k]].Point), err)
+	return r.result()
+}
+
+// sweepTodo is the indices of this shard's points still to run, and how
+// many of the shard's points are done already (opts.Skip).
+func sweepTodo(n int, opts SweepOptions) (idx []int, skipped int, err error) {
+	idx, err = workloads.ShardPoints(n, opts.Shard, opts.Shards)
+	if err != nil || opts.Skip == nil {
+		return idx, 0, err
+	}
+	todo := idx[:0:0]
+	for _, k := range idx {
+		if !opts.Skip(k) {
+			todo = append(todo, k)
 		}
 	}
-	for k := range idx {
-		if out[k] == nil {
+	return todo, len(idx) - len(todo), nil
+}
+
+// sweepRun is one RunSweep's shared state: the points to run, and what
+// each of them gave, by its place in idx.
+type sweepRun struct {
+	f       *workloads.File
+	opts    SweepOptions
+	idx     []int // the sweep's indices of the points to run
+	skipped int   // points of the shard done already
+	out     []*results.PointResult
+	errs    []error
+	next    atomic.Int64 // the place in idx of the next point to start
+	done    atomic.Int64
+	stopped atomic.Bool
+	mu      sync.Mutex // serialises OnPoint and Progress calls
+}
+
+// interrupted reports whether the sweep stops: a point failed, or the
+// user interrupted it (opts.Interrupted).
+func (r *sweepRun) interrupted() bool {
+	if r.stopped.Load() {
+		return true
+	}
+	if r.opts.Interrupted != nil && r.opts.Interrupted() {
+		r.stopped.Store(true)
+		return true
+	}
+	return false
+}
+
+// work runs points, taking the next one to start, until none is left or
+// the sweep stops.
+func (r *sweepRun) work() {
+	for {
+		k := int(r.next.Add(1) - 1)
+		if k >= len(r.idx) || r.interrupted() {
+			return
+		}
+		if !r.run(k) {
+			r.stopped.Store(true)
+			return
+		}
+	}
+}
+
+// run runs the point at place k of idx, hands it to OnPoint and reports
+// progress; it reports whether the point and its hand-over succeeded.
+func (r *sweepRun) run(k int) bool {
+	pr, err := RunPoint(r.f.Points[r.idx[k]], RunOptions{Interrupted: r.interrupted})
+	r.out[k], r.errs[k] = pr, err
+	if err == nil && r.opts.OnPoint != nil {
+		r.mu.Lock()
+		r.errs[k] = r.opts.OnPoint(r.idx[k], pr)
+		r.mu.Unlock()
+		r.out[k] = &results.PointResult{Partial: pr.Partial}
+	}
+	if r.errs[k] != nil {
+		return false
+	}
+	n := int(r.done.Add(1))
+	if r.opts.Progress != nil {
+		r.mu.Lock()
+		r.opts.Progress(r.skipped+n, r.skipped+len(r.idx))
+		r.mu.Unlock()
+	}
+	return true
+}
+
+// result is the sweep's Result once every worker has returned: the first
+// point's error, or the points in sweep order, partial when any is or when
+// one never started.
+func (r *sweepRun) result() (*results.Result, error) {
+	for k, err := range r.errs {
+		if err != nil {
+			return nil, fmt.Errorf("point %d (%s): %w", r.idx[k], workloads.Label(r.f.Points[r.idx[k]].Point), err)
+		}
+	}
+	w0 := r.f.Points[0]
+	res := &results.Result{Workload: w0.Name, Seed: w0.Run.Seed, Sweep: r.f.Sweep}
+	for k := range r.idx {
+		if r.out[k] == nil {
 			res.Partial = true // never started: interrupted
 			continue
 		}
-		if out[k].Partial {
+		if r.out[k].Partial {
 			res.Partial = true
 		}
-		if opts.OnPoint == nil {
-			res.Points = append(res.Points, *out[k])
+		if r.opts.OnPoint == nil {
+			res.Points = append(res.Points, *r.out[k])
 		}
 	}
 	return res, nil
