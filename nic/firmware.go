@@ -219,67 +219,89 @@ func (f *firmware) advance() {
 	if !f.busy {
 		return
 	}
-	a := f.a
 	id := f.queue[0]
 	c := &f.cmds[id]
-	for {
+	for more := true; more; {
 		switch c.step {
 		case fwStepReadList:
-			if c.kind == fwCreate { // the mkey is made when the call completes
-				c.step = fwStepWaitWrites
-				f.finishNIC(id)
-				return
-			}
-			if c.kind == fwDeregister {
-				c.step = fwStepWriteMPT
-				continue
-			}
-			if !a.dma.CanAccept() {
-				a.dma.AddWaker(f)
-				return
-			}
-			if err := a.dma.Read(c.mailbox, uint64(c.npages)*8, f, fwEvListRead|uint64(id)); err != nil {
-				panic(fmt.Sprintf("nic: %s: firmware page-list read: %v", a.name, err))
-			}
-			a.Stats.addBytes(kindRegisterMr, purposePageList, uint64(c.npages)*8)
-			c.step = fwStepWaitWrites // until fwEvListRead
-			return
+			more = f.readList(id, c)
 		case fwStepWriteMTT:
-			if !a.tpt.CanWrite() {
-				f.tptWait = true
-				return
-			}
-			mr := c.mr
-			if err := a.tpt.MTT().Set(mr.mttOff, mtt.PageShift4K, c.pages); err != nil {
-				panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err))
-			}
-			if err := a.tpt.WriteMTT(mr.mttOff, c.npages, f, fwEvWriteDone|uint64(id)); err != nil {
-				panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
-			}
-			a.Stats.addBytes(kindRegisterMr, purposeMTTWrite, mttWriteBytes(mr.mttOff, c.npages))
-			c.writes++
-			c.step = fwStepWriteMPT
+			more = f.writeMTT(id, c)
 		case fwStepWriteMPT:
-			if !a.tpt.CanWrite() {
-				f.tptWait = true
-				return
-			}
-			f.commit(c)
-			if err := a.tpt.WriteMPT(c.mr.Index(), f, fwEvWriteDone|uint64(id)); err != nil {
-				panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
-			}
-			k := kindRegisterMr
-			if c.kind == fwDeregister {
-				k = kindDeregisterMr
-			}
-			a.Stats.addBytes(k, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
-			c.writes++
-			c.step = fwStepWaitWrites
-			return
+			more = f.writeMPT(id, c)
 		default:
 			return
 		}
 	}
+}
+
+// readList starts the DMA read of command id's page list, when it has one;
+// it reports whether the command goes on at once to its next step.
+func (f *firmware) readList(id int, c *fwCmd) bool {
+	a := f.a
+	if c.kind == fwCreate { // the mkey is made when the call completes
+		c.step = fwStepWaitWrites
+		f.finishNIC(id)
+		return false
+	}
+	if c.kind == fwDeregister {
+		c.step = fwStepWriteMPT
+		return true
+	}
+	if !a.dma.CanAccept() {
+		a.dma.AddWaker(f)
+		return false
+	}
+	if err := a.dma.Read(c.mailbox, uint64(c.npages)*8, f, fwEvListRead|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: firmware page-list read: %v", a.name, err))
+	}
+	a.Stats.addBytes(kindRegisterMr, purposePageList, uint64(c.npages)*8)
+	c.step = fwStepWaitWrites // until fwEvListRead
+	return false
+}
+
+// writeMTT writes command id's pages into the MTT when the TPT has a write
+// slot; it reports whether it did.
+func (f *firmware) writeMTT(id int, c *fwCmd) bool {
+	a := f.a
+	if !a.tpt.CanWrite() {
+		f.tptWait = true
+		return false
+	}
+	mr := c.mr
+	if err := a.tpt.MTT().Set(mr.mttOff, mtt.PageShift4K, c.pages); err != nil {
+		panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err))
+	}
+	if err := a.tpt.WriteMTT(mr.mttOff, c.npages, f, fwEvWriteDone|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
+	}
+	a.Stats.addBytes(kindRegisterMr, purposeMTTWrite, mttWriteBytes(mr.mttOff, c.npages))
+	c.writes++
+	c.step = fwStepWriteMPT
+	return true
+}
+
+// writeMPT commits command id and writes its MPT entry when the TPT has a
+// write slot; the command then waits for its writes. It never goes on at
+// once.
+func (f *firmware) writeMPT(id int, c *fwCmd) bool {
+	a := f.a
+	if !a.tpt.CanWrite() {
+		f.tptWait = true
+		return false
+	}
+	f.commit(c)
+	if err := a.tpt.WriteMPT(c.mr.Index(), f, fwEvWriteDone|uint64(id)); err != nil {
+		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
+	}
+	k := kindRegisterMr
+	if c.kind == fwDeregister {
+		k = kindDeregisterMr
+	}
+	a.Stats.addBytes(k, purposeMPTWrite, uint64(a.spec.TPT.MPTEntryBytes))
+	c.writes++
+	c.step = fwStepWaitWrites
+	return false
 }
 
 // commit is the functional change of a command, made when its MPT entry

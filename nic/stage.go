@@ -155,7 +155,9 @@ func (a *Adapter) settle() {
 // Tick emits finished items in order, then accepts new ones. Each loop
 // counts its ItemsPerCycle after an item, not before the first: most
 // stages take one item a cycle, and a tick that emits or takes nothing
-// then tests no count.
+// then tests no count. The two loops stay in one function: split into
+// emit and accept calls, every stage's tick paid for them (measured: 47 M
+// more instructions, 3 %, on the 2 ms quickstart).
 func (s *stage) Tick(now sim.Tick) bool {
 	s.writeStall = false // a wake made the reserved tick real
 	// Emit up to ItemsPerCycle finished items, in order.

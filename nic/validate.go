@@ -87,15 +87,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.Stats.MPTReadStalls++
 		return acceptStall
 	}
-	valid, key := hz.valid, hz.key
-	if hz.n == 0 {
-		ent, ok := a.tpt.Keys().Entry(w.tok.Index())
-		if !ok || ent.State == mtt.StateFree {
-			valid, key = false, w.tok.Key()+1 // no entry: any token is stale
-		} else {
-			valid, key = ent.State == mtt.StateValid, ent.Key
-		}
-	}
+	valid, key := a.entryState(hz, w.tok)
 	result := acceptSync
 	if readMPT {
 		slot := s.nextSlot()
@@ -107,17 +99,8 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.Stats.MPTReads++
 		result = acceptAsync
 	}
-	status := StatusSuccess
-	switch {
-	case key != w.tok.Key():
-		status = StatusInvalidDeviceState
-	case (w.op == OpFastRegister || w.op == OpBind) && valid:
-		status = StatusInvalidDeviceState // 5.6 rule 45; 5.5: invalidate before rebinding
-	case w.op == OpInvalidate && !valid:
-		status = StatusInvalidDeviceState
-	}
-	if status != StatusSuccess {
-		a.failRequest(qp, m.idx, status) // 5.1: the QP goes to the error state
+	if !tokenFits(w.op, w.tok.Key(), key, valid) {
+		a.failRequest(qp, m.idx, StatusInvalidDeviceState) // 5.1: the QP goes to the error state
 		return result
 	}
 	hz.n++
@@ -140,6 +123,37 @@ type scoreboard struct {
 // hazard is the scoreboard entry of one key-table index: requests past
 // validate and not yet committed, the engine they run on, and the state
 // (validity, key) they will leave.
+// entryState is whether the entry tok names is valid, and its key, as the
+// requests before this one leave it: the scoreboard's view while a request
+// of the index is in flight, otherwise the key table's. A free or missing
+// entry makes any token stale.
+func (a *Adapter) entryState(hz *hazard, tok mtt.Token) (valid bool, key uint8) {
+	if hz.n > 0 {
+		return hz.valid, hz.key
+	}
+	ent, ok := a.tpt.Keys().Entry(tok.Index())
+	if !ok || ent.State == mtt.StateFree {
+		return false, tok.Key() + 1
+	}
+	return ent.State == mtt.StateValid, ent.Key
+}
+
+// tokenFits reports whether a request op whose token carries tokKey may
+// go on an entry of key key, valid or not: the keys match, a fast-register
+// or bind finds the entry invalid (5.6 rule 45; 5.5: invalidate before
+// rebinding) and an invalidate finds it valid.
+func tokenFits(op OpType, tokKey, key uint8, valid bool) bool {
+	switch {
+	case key != tokKey:
+		return false
+	case op == OpFastRegister || op == OpBind:
+		return !valid
+	case op == OpInvalidate:
+		return valid
+	}
+	return true
+}
+
 type hazard struct {
 	n       uint16
 	engine  uint32
