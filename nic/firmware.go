@@ -264,8 +264,7 @@ func (f *firmware) readList(id int, c *fwCmd) bool {
 // slot; it reports whether it did.
 func (f *firmware) writeMTT(id int, c *fwCmd) bool {
 	a := f.a
-	if !a.tpt.CanWrite() {
-		f.tptWait = true
+	if !f.canWrite() {
 		return false
 	}
 	mr := c.mr
@@ -281,13 +280,22 @@ func (f *firmware) writeMTT(id int, c *fwCmd) bool {
 	return true
 }
 
+// canWrite reports whether the TPT has a write slot free; when it has
+// none, a freed slot wakes the firmware (tptWait).
+func (f *firmware) canWrite() bool {
+	if f.a.tpt.CanWrite() {
+		return true
+	}
+	f.tptWait = true
+	return false
+}
+
 // writeMPT commits command id and writes its MPT entry when the TPT has a
 // write slot; the command then waits for its writes. It never goes on at
 // once.
 func (f *firmware) writeMPT(id int, c *fwCmd) bool {
 	a := f.a
-	if !a.tpt.CanWrite() {
-		f.tptWait = true
+	if !f.canWrite() {
 		return false
 	}
 	f.commit(c)
