@@ -19,7 +19,7 @@ BENCH_BASELINE := results/bench/baseline.txt
 # The benchmarks are built with the profile nicsim itself is built with.
 PGO_PROFILE := $(CURDIR)/cmd/nicsim/default.pgo
 
-.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare speed-vs-start pgo scale determinism regress baselines validate fuzz clean help
+.PHONY: all build test test-fast fmt-check vet lint staticcheck bench bench-compare speed-vs-start pgo scale determinism regress same-time-order baselines validate fuzz clean help
 
 all: build test
 
@@ -35,6 +35,7 @@ help:
 	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
+	@echo "make same-time-order  rerun results/baselines with same-time events reversed (-tags reverseties): every figure that moves"
 	@echo "make baselines    rewrite results/baselines from the current model (review, then commit)"
 	@echo "make validate     run workloads/validation against published figures; writes docs/VALIDATION.md and docs/img"
 	@echo "make fuzz         every fuzz target for FUZZTIME (60s) each, then the model-level fuzzer's long run"
@@ -48,6 +49,7 @@ build:
 
 test: lint
 	$(GO) test -tags invariants -count=1 $(PKGS)
+	$(GO) test -tags reverseties -count=1 -run Reversed ./sim ./cmd/nicsim
 
 test-fast:
 	$(GO) test -count=1 $(PKGS)
@@ -122,6 +124,12 @@ determinism:
 
 regress:
 	$(GO) run ./cmd/nicsim regress
+
+# A report, not a check: how far each baseline's figures move when events
+# of one time and priority run last scheduled first (docs/accuracy.md,
+# "Same-time order"). It fails only when a baseline cannot be rerun.
+same-time-order:
+	$(GO) run -tags reverseties ./cmd/nicsim regress --report
 
 baselines:
 	$(GO) run ./cmd/nicsim regress --update

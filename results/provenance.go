@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -31,6 +32,10 @@ type Provenance struct {
 	// the command runs in, as with go run, which stamps none) or
 	// "unknown".
 	Source string `json:"commit_source"`
+	// SameTimeOrder is "reversed" for a check build that runs events of
+	// one time and priority last scheduled first (-tags reverseties,
+	// sim.SameTimeReversed); empty for an ordinary build.
+	SameTimeOrder string `json:"same_time_order,omitempty"`
 }
 
 var (
@@ -55,6 +60,9 @@ func PrefetchProvenance() { go BuildProvenance() }
 
 func findProvenance() Provenance {
 	p := Provenance{Module: "unknown", Source: "unknown"}
+	if sim.SameTimeReversed {
+		p.SameTimeOrder = "reversed"
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if ok {
 		p.Module = bi.Main.Version

@@ -18,7 +18,10 @@
 // same run. Named priorities (PrioDeliver < PrioWake < PrioTick < PrioDefault
 // < PrioStats) order same-tick events in the gem5 manner: messages are
 // delivered before components tick. Scheduling in the past is an error.
-// Handlers are interface values with an opaque argument word, so scheduling
+// A check build (-tags reverseties, SameTimeReversed) runs events of one
+// time and priority last scheduled first, and reserves none: a figure that
+// moves between the two builds hangs on the simulator's order, not on the
+// hardware modelled. Handlers are interface values with an opaque argument word, so scheduling
 // allocates nothing.
 //
 // The queue has three modes, chosen by the number of pending events. Up to

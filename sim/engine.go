@@ -55,7 +55,10 @@ func (e *Engine) LeaveNothingOut() { e.all = true }
 
 // NewEngine returns an engine at time 0 with an empty queue.
 func NewEngine() *Engine {
-	e := &Engine{}
+	// A reversed build (SameTimeReversed) leaves nothing out: an event is
+	// reserved on the rule that a key taken later comes later among those
+	// of its time and priority, which reversal breaks.
+	e := &Engine{seq: seqInit, all: SameTimeReversed}
 	e.q.init()
 	return e
 }
@@ -74,7 +77,7 @@ type queue interface {
 // newEngineWith returns an engine on another queue. Its own queue stays
 // empty and out of ring mode, so that every fast path, which tests ring
 // mode, leaves the work to alt.
-func newEngineWith(q queue) *Engine { return &Engine{alt: q} }
+func newEngineWith(q queue) *Engine { return &Engine{alt: q, seq: seqInit, all: SameTimeReversed} }
 
 func (e *Engine) qlen() int {
 	if e.alt == nil {
@@ -111,7 +114,7 @@ func (e *Engine) Schedule(at Tick, prio Priority, h Handler, arg uint64) error {
 
 // After runs h.Handle after delay d. It cannot fail.
 func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
-	e.seq++ // nextOrd, written out so that After inlines
+	e.seq += seqStep // nextOrd, written out so that After inlines
 	e.schedule(Key{e.now + d, uint64(prio)<<seqBits | e.seq}, h, arg)
 }
 
@@ -119,7 +122,7 @@ func (e *Engine) After(d Tick, prio Priority, h Handler, arg uint64) {
 // It does not test for overflow: dispatch does, before and after every
 // event (seqSafe).
 func (e *Engine) nextOrd(prio Priority) uint64 {
-	e.seq++
+	e.seq += seqStep
 	return uint64(prio)<<seqBits | e.seq
 }
 
@@ -161,7 +164,7 @@ func (e *Engine) Reserve(at Tick, prio Priority) Key {
 // call inside an inlined call costs a no-op instruction at every call
 // site.
 func (e *Engine) place(at Tick, prio Priority) Key {
-	e.seq++
+	e.seq += seqStep
 	return Key{at, uint64(prio)<<seqBits | e.seq}
 }
 
@@ -277,7 +280,7 @@ func (e *Engine) Step() bool {
 // there or stopSeq is 0 (Stop, Step); it reports whether the last attempt
 // ran one. It panics when the sequence numbers reach seqSafe.
 func (e *Engine) dispatch(t Tick) bool {
-	if e.seq >= seqSafe {
+	if e.seq^seqXor >= seqSafe {
 		panic(errSeqOverflow)
 	}
 	e.until = t
@@ -327,8 +330,8 @@ func (e *Engine) dispatch(t Tick) bool {
 		q.n--
 		e.ran(at, nd.k.ord)
 		nd.v.h.Handle(at, nd.v.arg)
-		if e.seq >= e.stopSeq {
-			if e.seq >= seqSafe {
+		if e.seq^seqXor >= e.stopSeq {
+			if e.seq^seqXor >= seqSafe {
 				panic(errSeqOverflow)
 			}
 			return true
@@ -339,8 +342,8 @@ func (e *Engine) dispatch(t Tick) bool {
 // halts reports, after an event, whether dispatch returns: seq has reached
 // stopSeq. It panics when seq has reached seqSafe.
 func (e *Engine) halts() bool {
-	if e.seq >= e.stopSeq {
-		if e.seq >= seqSafe {
+	if e.seq^seqXor >= e.stopSeq {
+		if e.seq^seqXor >= seqSafe {
 			panic(errSeqOverflow)
 		}
 		return true

@@ -24,6 +24,15 @@ func (it *recItem) Handle(now Tick, arg uint64) {
 
 func TestSameTimeEventsRunByPriorityThenSequence(t *testing.T) {
 	e := NewEngine()
+	r := scheduleTies(t, e)
+	e.Run()
+	require.Equal(t, []string{"50:a:4", "100:b:2", "100:a:5", "100:a:1", "100:c:3"}, r.log)
+}
+
+// scheduleTies schedules five events on e, at two times and three
+// priorities, with ties of time and priority; they log to the recorder
+// it returns.
+func scheduleTies(t *testing.T, e *Engine) *recorder {
 	r := &recorder{}
 	a, b, c := &recItem{r, "a"}, &recItem{r, "b"}, &recItem{r, "c"}
 	require.NoError(t, e.Schedule(100, PrioTick, a, 1))
@@ -31,8 +40,7 @@ func TestSameTimeEventsRunByPriorityThenSequence(t *testing.T) {
 	require.NoError(t, e.Schedule(100, PrioTick, c, 3))
 	require.NoError(t, e.Schedule(50, PrioStats, a, 4))
 	require.NoError(t, e.Schedule(100, PrioDeliver, a, 5))
-	e.Run()
-	require.Equal(t, []string{"50:a:4", "100:b:2", "100:a:5", "100:a:1", "100:c:3"}, r.log)
+	return r
 }
 
 func TestSchedulingInThePastIsAnError(t *testing.T) {

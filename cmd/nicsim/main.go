@@ -53,7 +53,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(stdout, "nicsim", version)
+		fmt.Fprintln(stdout, "nicsim", version+buildNote())
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -62,6 +62,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	warnCheckBuild(stderr)
 	return c.run(args[1:], stdout, stderr)
 }
 

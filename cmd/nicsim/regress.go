@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
@@ -17,6 +18,7 @@ type regressCmd struct {
 	dir        string
 	jobs       int
 	update     bool
+	report     bool
 	adds       multiFlag
 	thresholds map[string]float64
 	stdout     io.Writer
@@ -58,6 +60,9 @@ func runRegress(args []string, stdout, stderr io.Writer) int {
 	if c.update {
 		return exitOK
 	}
+	if c.report {
+		return c.reported(failed, len(names))
+	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "nicsim regress: %d of %d baselines regressed or failed; if the change is intended, run 'make baselines' and commit results/baselines\n", failed, len(names))
 		return exitFailed
@@ -69,10 +74,11 @@ func runRegress(args []string, stdout, stderr io.Writer) int {
 // parse parses the flags; false when the command stops (help or a usage
 // error, with its exit code).
 func (c *regressCmd) parse(args []string) (int, bool) {
-	fs := newFlagSet("regress", "[--dir results/baselines] [--jobs N] [--threshold metric=pct]... [--update] [--add FILE]...", c.stderr)
+	fs := newFlagSet("regress", "[--dir results/baselines] [--jobs N] [--threshold metric=pct]... [--report | --update | --add FILE...]", c.stderr)
 	fs.StringVar(&c.dir, "dir", filepath.Join("results", "baselines"), "folder of baselines, one sub-folder each")
 	fs.IntVar(&c.jobs, "jobs", runtime.NumCPU(), "points run at once (1..1024)")
 	fs.BoolVar(&c.update, "update", false, "rewrite every baseline from the current model instead of comparing")
+	fs.BoolVar(&c.report, "report", false, "list every figure that changed and exit 0 unless a baseline cannot be rerun: a report, not a check")
 	fs.Var(&c.adds, "add", "create (or replace) the baseline of this workload file, then stop (repeatable)")
 	var ths multiFlag
 	fs.Var(&ths, "threshold", "accepted relative change of a metric in percent, e.g. latency_ns_p99=10 (repeatable)")
@@ -82,6 +88,15 @@ func (c *regressCmd) parse(args []string) (int, bool) {
 	}
 	if len(rest) > 0 {
 		fmt.Fprintf(c.stderr, "nicsim regress: unexpected argument %q\n", rest[0])
+		return exitUsage, false
+	}
+	writes := c.update || len(c.adds) > 0
+	if c.report && writes {
+		fmt.Fprintln(c.stderr, "nicsim regress: --report compares; it cannot go with --update or --add")
+		return exitUsage, false
+	}
+	if sim.SameTimeReversed && writes {
+		fmt.Fprintln(c.stderr, "nicsim regress: this binary runs same-time events in reverse order (built with -tags reverseties, a check build): it compares with baselines and never writes them")
 		return exitUsage, false
 	}
 	if c.jobs < 1 || c.jobs > 1024 {
@@ -133,10 +148,31 @@ func (c *regressCmd) check(name, bdir string, b results.Baseline) bool {
 		verdict = "REGRESSION"
 	}
 	fmt.Fprintf(c.stdout, "%-32s %-10s %d regression(s), %d missing, %d improved\n", name, verdict, cmp.Regressions, cmp.Missing, cmp.Improved)
-	if cmp.Regressed() || cmp.Improved > 0 {
+	if cmp.Regressed() || cmp.Improved > 0 || c.report && changed(cmp) {
 		printComparison(c.stdout, cmp, false)
 	}
-	return !cmp.Regressed()
+	return c.report || !cmp.Regressed()
+}
+
+// changed reports whether any figure of cmp moved at all.
+func changed(cmp *results.Comparison) bool {
+	for _, ch := range cmp.Changes {
+		if ch.ChangePct != 0 || ch.Verdict == results.Missing || ch.Verdict == results.Added {
+			return true
+		}
+	}
+	return false
+}
+
+// reported ends a --report run: it fails only when a baseline could not be
+// rerun (failed of n).
+func (c *regressCmd) reported(failed, n int) int {
+	if failed > 0 {
+		fmt.Fprintf(c.stderr, "nicsim regress: %d of %d baselines could not be rerun\n", failed, n)
+		return exitFailed
+	}
+	fmt.Fprintf(c.stdout, "listed every figure that changed in the %d baselines\n", n)
+	return exitOK
 }
 
 // rerun runs a baseline's workload file with its seed and overrides.

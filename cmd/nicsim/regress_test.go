@@ -72,3 +72,47 @@ func TestRegressBadInput(t *testing.T) {
 	require.Equal(t, 2, dispatch([]string{"regress", "--jobs", "0"}, &so, &se))
 	require.Contains(t, se.String(), "out of range")
 }
+
+// TestRegressReportListsEveryChangedFigureAndExitsZero: --report lists the
+// figures that moved, even within their thresholds, and exits 0 even past
+// them; only a baseline it cannot rerun fails it. It compares: with
+// --update it is a usage error.
+func TestRegressReportListsEveryChangedFigureAndExitsZero(t *testing.T) {
+	t.Chdir("../..")
+	dir := filepath.Join(t.TempDir(), "baselines")
+	var so, se bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"regress", "--dir", dir, "--add", "workloads/pcie-dma.yaml"}, &so, &se), se.String())
+	setBaselineSets(t, filepath.Join(dir, "pcie-dma", "baseline.json"), "adapter.pcie.host_read_latency_fixed_ns=480")
+	so.Reset()
+	require.Equal(t, 0, dispatch([]string{"regress", "--dir", dir}, &so, &se), se.String())
+	require.NotContains(t, so.String(), "latency_ns_p50", "within its threshold, a plain regress lists nothing")
+	so.Reset()
+	require.Equal(t, 0, dispatch([]string{"regress", "--dir", dir, "--report"}, &so, &se), se.String())
+	require.Contains(t, so.String(), "latency_ns_p50")
+	require.Contains(t, so.String(), "listed every figure that changed in the 1 baselines")
+
+	setBaselineSets(t, filepath.Join(dir, "pcie-dma", "baseline.json"), "adapter.pcie.host_read_latency_fixed_ns=600")
+	so.Reset()
+	require.Equal(t, 1, dispatch([]string{"regress", "--dir", dir}, &so, &se))
+	require.Equal(t, 0, dispatch([]string{"regress", "--dir", dir, "--report"}, &so, &se), "a report does not fail on a regression")
+	require.Contains(t, so.String(), "REGRESSION")
+
+	se.Reset()
+	require.Equal(t, 2, dispatch([]string{"regress", "--dir", dir, "--report", "--update"}, &so, &se))
+	require.Contains(t, se.String(), "cannot go with --update")
+	setBaselineSets(t, filepath.Join(dir, "pcie-dma", "baseline.json"), "adapter.no_such_key=1")
+	se.Reset()
+	require.Equal(t, 1, dispatch([]string{"regress", "--dir", dir, "--report"}, &so, &se), "a baseline that cannot be rerun fails the report")
+	require.Contains(t, se.String(), "could not be rerun")
+}
+
+// setBaselineSets makes the baseline at path rerun with sets.
+func setBaselineSets(t *testing.T, path string, sets ...string) {
+	t.Helper()
+	var m results.Baseline
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	m.Sets = sets
+	require.NoError(t, results.WriteJSON(path, m))
+}

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/nicsim/nicsim/sim"
+)
+
+// A check build runs events of one time and priority last scheduled first
+// (go build -tags reverseties; docs/accuracy.md, "Same-time order"). Its
+// figures show how far the model's depend on that order; they are not
+// the model's own, so every command says so, and regress never writes a
+// baseline from them.
+
+// buildNote is what `nicsim version` adds for a check build.
+func buildNote() string {
+	if sim.SameTimeReversed {
+		return " (same-time order reversed: -tags reverseties)"
+	}
+	return ""
+}
+
+// warnCheckBuild warns, in a check build, before a command runs.
+func warnCheckBuild(w io.Writer) {
+	if sim.SameTimeReversed {
+		fmt.Fprintln(w, "nicsim: warning: same-time events run last scheduled first (a check build, -tags reverseties): compare its figures with an ordinary build's, do not report them")
+	}
+}

@@ -1,0 +1,37 @@
+//go:build reverseties
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestReversedBuildWarnsRecordsItAndWritesNoBaseline: a check build says
+// what it is before every command, in its version and in meta.json, and
+// regress refuses to write a baseline from its figures.
+func TestReversedBuildWarnsRecordsItAndWritesNoBaseline(t *testing.T) {
+	t.Chdir("../..")
+	var so, se bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"version"}, &so, &se))
+	require.Contains(t, so.String(), "same-time order reversed")
+
+	out := filepath.Join(t.TempDir(), "run")
+	so.Reset()
+	require.Equal(t, 0, dispatch([]string{"run", "workloads/pcie-dma.yaml", "--no-plots", "--quiet", "--out", out}, &so, &se), se.String())
+	require.Contains(t, se.String(), "warning: same-time events run last scheduled first")
+	meta, err := os.ReadFile(filepath.Join(out, "meta.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(meta), `"same_time_order": "reversed"`)
+
+	dir := filepath.Join(t.TempDir(), "baselines")
+	se.Reset()
+	require.Equal(t, 2, dispatch([]string{"regress", "--dir", dir, "--add", "workloads/pcie-dma.yaml"}, &so, &se))
+	require.Contains(t, se.String(), "never writes them")
+	require.NoDirExists(t, dir)
+	require.Equal(t, 2, dispatch([]string{"regress", "--update"}, &so, &se))
+}
