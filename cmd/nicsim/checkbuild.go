@@ -10,8 +10,8 @@ import (
 // A check build runs events of one time and priority last scheduled first
 // (go build -tags reverseties; docs/accuracy.md, "Same-time order"). Its
 // figures show how far the model's depend on that order; they are not
-// the model's own, so every command says so, and regress never writes a
-// baseline from them.
+// the model's own, so every command says so, regress never writes a
+// baseline from them and validate neither its report nor its verdicts.
 
 // buildNote is what `nicsim version` adds for a check build.
 func buildNote() string {

@@ -35,3 +35,21 @@ func TestReversedBuildWarnsRecordsItAndWritesNoBaseline(t *testing.T) {
 	require.NoDirExists(t, dir)
 	require.Equal(t, 2, dispatch([]string{"regress", "--update"}, &so, &se))
 }
+
+// TestReversedBuildComparesVerdictsAndWritesNoReport: validate in a check
+// build compares the verdicts (every one holds with the order reversed)
+// but writes neither the report nor its plots, and refuses to rewrite the
+// verdicts.
+func TestReversedBuildComparesVerdictsAndWritesNoReport(t *testing.T) {
+	t.Chdir("../..")
+	tmp := t.TempDir()
+	doc, img := filepath.Join(tmp, "VALIDATION.md"), filepath.Join(tmp, "img")
+	var so, se bytes.Buffer
+	require.Equal(t, 0, dispatch([]string{"validate", "--doc", doc, "--img", img}, &so, &se), se.String())
+	require.Contains(t, se.String(), "leaves "+doc)
+	require.NoFileExists(t, doc)
+	require.NoDirExists(t, img)
+	se.Reset()
+	require.Equal(t, 2, dispatch([]string{"validate", "--update-verdicts"}, &so, &se))
+	require.Contains(t, se.String(), "never writes them")
+}
