@@ -127,7 +127,7 @@ regress:
 
 # A report, not a check: how far each baseline's figures move when events
 # of one time and priority run last scheduled first (docs/accuracy.md,
-# "Same-time order"). It fails only when a baseline cannot be rerun.
+# section 8). It fails only when a baseline cannot be rerun.
 same-time-order:
 	$(GO) run -tags reverseties ./cmd/nicsim regress --report
 

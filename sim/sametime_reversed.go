@@ -6,7 +6,7 @@ package sim
 // build: events of one time and priority run last scheduled first. Such
 // events happen at one instant, so either order is a valid run of the
 // model; a figure that moves between the two is decided by the order, not
-// by the hardware modelled (docs/accuracy.md, "Same-time order").
+// by the hardware modelled (docs/accuracy.md, section 8).
 const SameTimeReversed = true
 
 // The sequence numbers count down from the largest a key holds (seqStep

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/nicsim/nicsim/results"
-	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 	"github.com/nicsim/nicsim/workloads/traffic"
 )
@@ -95,8 +94,7 @@ func (c *regressCmd) parse(args []string) (int, bool) {
 		fmt.Fprintln(c.stderr, "nicsim regress: --report compares; it cannot go with --update or --add")
 		return exitUsage, false
 	}
-	if sim.SameTimeReversed && writes {
-		fmt.Fprintln(c.stderr, "nicsim regress: this binary runs same-time events in reverse order (built with -tags reverseties, a check build): it compares with baselines and never writes them")
+	if writes && refuseCheckBuildWrite(c.stderr, "regress", "baselines") {
 		return exitUsage, false
 	}
 	if c.jobs < 1 || c.jobs > 1024 {

@@ -78,8 +78,7 @@ func (c *validateCmd) parse(args []string) (int, bool) {
 		fmt.Fprintf(c.stderr, "nicsim validate: --jobs %d is out of range 1..1024\n", c.jobs)
 		return exitUsage, false
 	}
-	if sim.SameTimeReversed && c.update {
-		fmt.Fprintln(c.stderr, "nicsim validate: this binary runs same-time events in reverse order (built with -tags reverseties, a check build): it compares verdicts and never writes them")
+	if c.update && refuseCheckBuildWrite(c.stderr, "validate", "verdicts") {
 		return exitUsage, false
 	}
 	if len(rest) > 0 && c.update {
