@@ -3,7 +3,9 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +20,10 @@ type Shard struct {
 	Dir    string
 	Result *Result
 	Config []byte
+	// SameTimeOrder is its meta.json's same_time_order: "reversed" for a
+	// shard a check build ran (Provenance), empty otherwise or without a
+	// meta.json.
+	SameTimeOrder string
 }
 
 // ReadShard reads the results.json and config.json of a shard folder.
@@ -30,7 +36,51 @@ func ReadShard(dir string) (*Shard, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseShard(dir, res, cfg)
+	sh, err := parseShard(dir, res, cfg)
+	if err == nil {
+		sh.SameTimeOrder, err = shardOrder(dir)
+	}
+	return sh, err
+}
+
+// shardOrder reads same_time_order from the meta.json in dir, if any.
+func shardOrder(dir string) (string, error) {
+	path := filepath.Join(dir, MetaJSON)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var m struct {
+		SameTimeOrder string `json:"same_time_order"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", fmt.Errorf("%s: %v", path, err)
+	}
+	return m.SameTimeOrder, nil
+}
+
+// SameOrder checks that every shard ran events of one time in one order:
+// all by an ordinary build, or all by a check build (docs/accuracy.md,
+// section 8). It returns that order.
+func SameOrder(shards []*Shard) (string, error) {
+	for n := 1; n < len(shards); n++ {
+		if a, b := shards[0].SameTimeOrder, shards[n].SameTimeOrder; a != b {
+			return "", fmt.Errorf("shard %d (%s) ran same-time events in %s order, shard 0 (%s) in %s order: one of them is a check build's (-tags reverseties)",
+				n, shards[n].Dir, orderName(b), shards[0].Dir, orderName(a))
+		}
+	}
+	return shards[0].SameTimeOrder, nil
+}
+
+// orderName names a same_time_order value.
+func orderName(o string) string {
+	if o == "" {
+		return "the ordinary"
+	}
+	return "the " + o
 }
 
 // parseShard is ReadShard on the files' contents.

@@ -38,6 +38,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = results.SameConfig(shards)
 	}
+	if err == nil {
+		_, err = results.SameOrder(shards)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -51,7 +54,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer outs[0].Abort() // no-op once committed
-	m, err := writeMerged(outs[0], dirs, merged, shards[0].Config, ps, noPlots)
+	m, err := writeMerged(outs[0], dirs, merged, shards[0], ps, noPlots)
 	if err != nil {
 		fmt.Fprintf(stderr, "nicsim merge: %v\n", err)
 		return exitFailed
@@ -66,8 +69,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 // writeMerged writes the merged sweep's output folder: its results, the
 // shards' config.json (identical in every shard, results.SameConfig: it
 // holds the whole sweep's configuration and is copied byte for byte), its
-// plots and meta.json.
-func writeMerged(o *results.OutDir, dirs []string, merged *results.Result, cfgBytes []byte, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
+// plots and meta.json, whose same_time_order is the shards' (one for all,
+// results.SameOrder), not the merging binary's.
+func writeMerged(o *results.OutDir, dirs []string, merged *results.Result, first *results.Shard, ps results.PlotSpec, noPlots bool) (*results.MergeMeta, error) {
+	cfgBytes := first.Config
 	var err error
 	if err := results.WriteResults(o.Tmp, merged); err != nil {
 		return nil, fmt.Errorf("writing %s: %v", o.Dest, err)
@@ -76,6 +81,7 @@ func writeMerged(o *results.OutDir, dirs []string, merged *results.Result, cfgBy
 		return nil, err
 	}
 	m := results.NewMergeMeta(version, dirs, merged.Seed)
+	m.SameTimeOrder = first.SameTimeOrder
 	if !noPlots {
 		if m.Plots, err = results.WritePlots(o.Tmp, merged, ps); err != nil {
 			return nil, err

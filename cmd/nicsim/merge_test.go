@@ -1,13 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/workloads"
 )
 
@@ -56,6 +59,44 @@ func TestMergeRefusesShardsWithDifferentConfigs(t *testing.T) {
 	require.Contains(t, stderr, "shard 1 ("+b+") was run with another configuration than shard 0 ("+a+"): config.json differs at ")
 	require.Contains(t, stderr, "adapter.pcie.lanes: 8 in shard 0, 16 in shard 1")
 	require.NoDirExists(t, filepath.Join(root, "m"))
+}
+
+// TestMergeRefusesShardsOfAnOrdinaryAndACheckBuild: shards whose meta.json
+// say they ran same-time events in different orders (one a check build's,
+// -tags reverseties) are not merged; shards of check builds only merge
+// into a folder whose meta.json says so, whichever build merges them.
+func TestMergeRefusesShardsOfAnOrdinaryAndACheckBuild(t *testing.T) {
+	root := t.TempDir()
+	f := writeFile(t, root, "nine.yaml", nineRun)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for i, d := range []string{a, b} {
+		code, _, stderr := nicsim(t, "sweep", f, "--quiet", "--no-plots", "--shard", fmt.Sprintf("%d/2", i), "--out", d)
+		require.Equal(t, exitOK, code, stderr)
+	}
+	markReversed(t, b)
+	code, _, stderr := nicsim(t, "merge", "--no-plots", "--out", filepath.Join(root, "m"), a, b)
+	require.Equal(t, exitFailed, code)
+	require.Contains(t, stderr, "shard 1 ("+b+") ran same-time events in the reversed order, shard 0 ("+a+") in the ordinary order")
+	require.NoDirExists(t, filepath.Join(root, "m"))
+
+	markReversed(t, a)
+	code, _, stderr = nicsim(t, "merge", "--no-plots", "--out", filepath.Join(root, "m"), a, b)
+	require.Equal(t, exitOK, code, stderr)
+	meta, err := os.ReadFile(filepath.Join(root, "m", "meta.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(meta), `"same_time_order": "reversed"`)
+}
+
+// markReversed makes the meta.json in dir say a check build ran it.
+func markReversed(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "meta.json")
+	var m map[string]any
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &m))
+	m["same_time_order"] = "reversed"
+	require.NoError(t, results.WriteJSON(path, m))
 }
 
 // A sweep runs no more points at once than its memory budget holds, and
