@@ -69,14 +69,15 @@ func SameOrder(shards []*Shard) (string, error) {
 	for n := 1; n < len(shards); n++ {
 		if a, b := shards[0].SameTimeOrder, shards[n].SameTimeOrder; a != b {
 			return "", fmt.Errorf("shard %d (%s) ran same-time events in %s order, shard 0 (%s) in %s order: one of them is a check build's (-tags reverseties)",
-				n, shards[n].Dir, orderName(b), shards[0].Dir, orderName(a))
+				n, shards[n].Dir, SameTimeOrderName(b), shards[0].Dir, SameTimeOrderName(a))
 		}
 	}
 	return shards[0].SameTimeOrder, nil
 }
 
-// orderName names a same_time_order value.
-func orderName(o string) string {
+// SameTimeOrderName names a same_time_order value (Provenance) in a
+// message: "the ordinary" or "the reversed".
+func SameTimeOrderName(o string) string {
 	if o == "" {
 		return "the ordinary"
 	}

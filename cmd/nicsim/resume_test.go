@@ -68,10 +68,11 @@ func TestSweepResumeRunsOnlyTheMissingPoints(t *testing.T) {
 	require.Equal(t, exitUsage, dispatch([]string{"sweep", "--resume", dir, "--set", "run.ops=1"}, &so, &se))
 }
 
-// TestResumeKeepsFinishedPointsAndRefusesAChangedWorkload: the points an
-// interrupted sweep finished are taken as they are, and a workload file
-// that now resolves differently is refused.
-func TestResumeKeepsFinishedPointsAndRefusesAChangedWorkload(t *testing.T) {
+// TestResumeKeepsFinishedPointsAndRefusesAChangedWorkloadOrOrder: the points an
+// interrupted sweep finished are taken as they are; a workload file that
+// now resolves differently is refused, and so is a sweep that a build with
+// the other same-time order began.
+func TestResumeKeepsFinishedPointsAndRefusesAChangedWorkloadOrOrder(t *testing.T) {
 	wl := filepath.Join(t.TempDir(), "w.yaml")
 	src := readFile(t, "../../workloads/translation-reach-cliff.yaml")
 	require.NoError(t, os.WriteFile(wl, []byte(src), 0o644))
@@ -93,6 +94,12 @@ func TestResumeKeepsFinishedPointsAndRefusesAChangedWorkload(t *testing.T) {
 	require.Contains(t, se.String(), "another configuration")
 
 	require.NoError(t, os.WriteFile(wl, []byte(src), 0o644))
+	meta := readFile(t, filepath.Join(dir, "meta.json"))
+	markReversed(t, dir) // as if a check build (-tags reverseties) had begun it
+	se.Reset()
+	require.Equal(t, exitFailed, dispatch([]string{"sweep", "--resume", dir}, &so, &se))
+	require.Contains(t, se.String(), "the sweep ran same-time events in the reversed order, this binary runs them in the ordinary order")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "meta.json"), []byte(meta), 0o644))
 	se.Reset()
 	require.Equal(t, 0, dispatch([]string{"sweep", "--resume", dir, "--quiet"}, &so, &se), se.String())
 	require.Contains(t, readFile(t, filepath.Join(dir, "results.json")), `"events": 7`, "the kept point was not run again")

@@ -244,6 +244,11 @@ func resumeSweep(c *sweepCmd, files []string, fs *flag.FlagSet, stderr io.Writer
 			c.resume, r.file, h, m.ConfigHash)
 		return nil, exitFailed, false
 	}
+	if o := results.BuildProvenance().SameTimeOrder; o != m.SameTimeOrder {
+		fmt.Fprintf(stderr, "nicsim sweep: --resume %s: the sweep ran same-time events in %s order, this binary runs them in %s order (docs/accuracy.md, section 8); resume it with a build like the one that began it\n",
+			c.resume, results.SameTimeOrderName(m.SameTimeOrder), results.SameTimeOrderName(o))
+		return nil, exitFailed, false
+	}
 	if p := results.BuildProvenance(); p.Commit != m.Commit {
 		fmt.Fprintf(stderr, "nicsim sweep: warning: resuming a sweep begun at commit %.12s with commit %.12s\n", m.Commit, p.Commit)
 	}
