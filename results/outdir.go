@@ -69,11 +69,19 @@ func checkDest(dest string, cfg []byte, force bool) error {
 	if !isRunFolder(dest) {
 		return fmt.Errorf("output folder %s holds files that are not a nicsim run; choose another --out", dest)
 	}
-	old, err := os.ReadFile(filepath.Join(dest, ConfigJSON))
-	if force || (err == nil && cfg != nil && bytes.Equal(old, cfg)) {
-		return nil // --force, or a rerun of the same configuration
+	if force {
+		return nil
 	}
-	return fmt.Errorf("output folder %s %w (another configuration); choose another --out, or replace it with --force", dest, ErrOutDirTaken)
+	old, err := os.ReadFile(filepath.Join(dest, ConfigJSON))
+	if err != nil || cfg == nil || !bytes.Equal(old, cfg) {
+		return fmt.Errorf("output folder %s %w (another configuration); choose another --out, or replace it with --force", dest, ErrOutDirTaken)
+	}
+	// A rerun of the same configuration replaces its folder, unless a build
+	// with the other same-time order made it (docs/accuracy.md, section 8).
+	if o, _ := shardOrder(dest); o != buildOrder() {
+		return fmt.Errorf("output folder %s %w (one with same-time events in %s order); choose another --out, or replace it with --force", dest, ErrOutDirTaken, SameTimeOrderName(o))
+	}
+	return nil
 }
 
 // isRunFolder reports whether dir holds a nicsim run (its meta.json or

@@ -58,11 +58,18 @@ func BuildProvenance() Provenance {
 // the same either way.
 func PrefetchProvenance() { go BuildProvenance() }
 
+// buildOrder is this binary's same_time_order: "reversed" for a check build
+// (sim.SameTimeReversed), empty for an ordinary one.
+func buildOrder() string {
+	if sim.SameTimeReversed {
+		return "reversed"
+	}
+	return ""
+}
+
 func findProvenance() Provenance {
 	p := Provenance{Module: "unknown", Source: "unknown"}
-	if sim.SameTimeReversed {
-		p.SameTimeOrder = "reversed"
-	}
+	p.SameTimeOrder = buildOrder()
 	bi, ok := debug.ReadBuildInfo()
 	if ok {
 		p.Module = bi.Main.Version

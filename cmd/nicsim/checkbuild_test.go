@@ -6,16 +6,20 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // TestReversedBuildWarnsRecordsItAndWritesNoBaseline: a check build says
-// what it is before every command, in its version and in meta.json, and
-// regress refuses to write a baseline from its figures.
+// what it is before every command, in its version, in meta.json and in its
+// default output folder's name, and regress refuses to write a baseline
+// from its figures.
 func TestReversedBuildWarnsRecordsItAndWritesNoBaseline(t *testing.T) {
 	t.Chdir("../..")
+	root, err := os.Getwd()
+	require.NoError(t, err)
 	var so, se bytes.Buffer
 	require.Equal(t, 0, dispatch([]string{"version"}, &so, &se))
 	require.Contains(t, so.String(), "same-time order reversed")
@@ -27,6 +31,15 @@ func TestReversedBuildWarnsRecordsItAndWritesNoBaseline(t *testing.T) {
 	meta, err := os.ReadFile(filepath.Join(out, "meta.json"))
 	require.NoError(t, err)
 	require.Contains(t, string(meta), `"same_time_order": "reversed"`)
+
+	t.Chdir(t.TempDir())
+	so.Reset()
+	require.Equal(t, 0, dispatch([]string{"run", filepath.Join(root, "workloads/pcie-dma.yaml"), "--no-plots", "--quiet"}, &so, &se), se.String())
+	leaves, err := filepath.Glob(filepath.Join("results", "runs", "pcie-dma-1-*"))
+	require.NoError(t, err)
+	require.Len(t, leaves, 1)
+	require.True(t, strings.HasSuffix(leaves[0], "-reversed"), "a check build's default folder never takes an ordinary run's: %s", leaves[0])
+	t.Chdir(root)
 
 	dir := filepath.Join(t.TempDir(), "baselines")
 	se.Reset()

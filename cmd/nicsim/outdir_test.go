@@ -53,8 +53,9 @@ func TestTwoFilesWritingOneFolderAreRefused(t *testing.T) {
 	require.NoDirExists(t, filepath.Join(root, "out2"))
 }
 
-// A folder holding a run of another configuration is refused unless
-// --force; a rerun of the same configuration replaces its own folder. The
+// A folder holding a run of another configuration, or of the same one by a
+// build with the other same-time order, is refused unless --force; a rerun
+// of the same configuration replaces its own folder. The
 // folder is written whole into a temporary folder and renamed into place:
 // nothing of the older run (its plots) stays beside the new results.
 func TestOutFolderOfAnotherRunRefusedUnlessForce(t *testing.T) {
@@ -79,6 +80,11 @@ func TestOutFolderOfAnotherRunRefusedUnlessForce(t *testing.T) {
 	require.Contains(t, readFile(t, filepath.Join(out, "config.json")), "adapter.pcie.lanes=16")
 	left, _ := filepath.Glob(filepath.Join(root, ".out.*"))
 	require.Empty(t, left, "no temporary folder left behind")
+
+	markReversed(t, out) // as if a check build (-tags reverseties) had run it
+	code, _, stderr = nicsim(t, "sweep", f, "--quiet", "--no-plots", "--out", out, "--set", "adapter.pcie.lanes=16")
+	require.Equal(t, exitFailed, code, "the same configuration run by a check build is another run")
+	require.Contains(t, stderr, "holds another run (one with same-time events in the reversed order)")
 
 	other := writeFile(t, mkdir(t, root, "notarun"), "notes.txt", "mine")
 	code, _, stderr = nicsim(t, "run", "--quiet", "--force", f, "--out", filepath.Dir(other))

@@ -173,9 +173,14 @@ func (c *runCmd) dirs(loaded []*workloads.File) []string {
 
 // defaultLeaf is the name of a loaded file's default output folder:
 // <file-stem>-<seed>-<config hash>, so runs of one file with different
-// --set overrides never share a folder.
+// --set overrides never share a folder; a check build's (-tags
+// reverseties) ends in -reversed, so it never takes an ordinary run's.
 func defaultLeaf(lf *workloads.File) string {
-	return fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
+	leaf := fmt.Sprintf("%s-%d-%s", lf.Stem, lf.Points[0].Run.Seed, results.ConfigHash(lf)[:results.ConfigHashLen])
+	if sim.SameTimeReversed {
+		leaf += "-reversed"
+	}
+	return leaf
 }
 
 // profiler is nicsim's own profile (--profile), written into the first
