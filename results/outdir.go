@@ -78,7 +78,11 @@ func checkDest(dest string, cfg []byte, force bool) error {
 	}
 	// A rerun of the same configuration replaces its folder, unless a build
 	// with the other same-time order made it (docs/accuracy.md, section 8).
-	if o, _ := shardOrder(dest); o != buildOrder() {
+	o, err := shardOrder(dest)
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w; choose another --out, or replace it with --force", dest, err)
+	}
+	if o != buildOrder() {
 		return fmt.Errorf("output folder %s %w (one with same-time events in %s order); choose another --out, or replace it with --force", dest, ErrOutDirTaken, SameTimeOrderName(o))
 	}
 	return nil
