@@ -8,12 +8,12 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 PKGS        := ./...
 # make bench: the whole-simulator benchmarks (workloads/traffic) one run
-# per sample, WHOLE_COUNT samples; the kernel's, PCIe's, MTT's and the NIC's
-# for MICRO_TIME each, MICRO_COUNT samples.
+# per sample, WHOLE_COUNT samples; the kernel's, PCIe's, MTT's, the NIC's
+# and the results writer's for MICRO_TIME each, MICRO_COUNT samples.
 WHOLE_COUNT ?= 6
 MICRO_TIME  ?= 100ms
 MICRO_COUNT ?= 1
-MICRO_PKGS  := ./sim ./pcie ./mtt ./nic
+MICRO_PKGS  := ./sim ./pcie ./mtt ./nic ./results
 BENCH_OUT   ?= $(BIN)/bench.txt
 BENCH_BASELINE := results/bench/baseline.txt
 # The benchmarks are built with the profile nicsim itself is built with.

@@ -91,11 +91,10 @@ func WriteStreamed(dir string, head *Result, n int, point func(i int) (*PointRes
 		return err
 	}
 	files[ResultsJSON].Write(js)
-	rc, tc := csv.NewWriter(files[ResultsCSV]), csv.NewWriter(files[TimeseriesCSV])
+	rc := csv.NewWriter(files[ResultsCSV])
 	t := newCSVTable(head.Sweep)
-	nk := 1 + len(t.axes)
 	rc.Write(t.header)
-	tc.Write(append(append([]string(nil), t.header[:nk]...), timeseriesColumns...))
+	tw := newTimeseriesWriter(files[TimeseriesCSV], t)
 	for i := range n {
 		p, err := point(i)
 		if err != nil {
@@ -105,19 +104,13 @@ func WriteStreamed(dir string, head *Result, n int, point func(i int) (*PointRes
 			return err
 		}
 		rc.WriteAll(t.rows(p))
-		if p.Series != nil {
-			keys := t.keys(p)[:nk]
-			for _, row := range seriesRows(p.Series) {
-				tc.Write(append(append([]string(nil), keys...), row...))
-			}
-		}
+		tw.point(p)
 	}
 	if n > 0 {
 		files[ResultsJSON].WriteString("\n  ")
 	}
 	files[ResultsJSON].Write(tail)
-	tc.Flush()
-	for _, err := range []error{rc.Error(), tc.Error()} {
+	for _, err := range []error{rc.Error(), tw.flush()} {
 		if err != nil {
 			return err
 		}
