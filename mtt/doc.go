@@ -7,7 +7,10 @@
 // # Functional state and timing
 //
 // KeyTable and MTT are the functional images of what ICM holds; they are the
-// truth every check and translation reads. Translator adds the time: a
+// truth every check and translation reads. Each holds its entries in chunks
+// allocated as entries are first used (an entry never used reads as in a
+// cleared table), so a table sized for millions of entries costs memory,
+// and set-up time, only for those a run uses. Translator adds the time: a
 // lookup reads the key-table entry through the MPT cache, runs the checks,
 // then reads every MTT line the range needs through the MTT cache. The
 // caches hold tags and replacement state only (Cache is a pure data

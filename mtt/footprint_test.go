@@ -10,8 +10,10 @@ import (
 )
 
 // TableBytes bounds what New allocates, and is not far above it: built with
-// large tables (a quarter of the largest the workload loader allows), the
-// heap grows by at most the estimate and by more than half of it.
+// large tables (a quarter of the largest the workload loader allows),
+// every key-table entry allocated and every MTT entry written (both keep
+// their entries in chunks allocated on first use), the heap grows by at most the estimate and by more than
+// half of it.
 func TestTableBytesCoversWhatNewAllocates(t *testing.T) {
 	s := DefaultSpec()
 	s.KeyTableEntriesMax, s.MTTEntriesMax = 1<<18, 1<<22
@@ -23,6 +25,14 @@ func TestTableBytesCoversWhatNewAllocates(t *testing.T) {
 	env := sim.NewEnv(1)
 	tr, err := New("TPT", s, &fakeDMA{eng: env.Engine, outstandingMax: 1}, env)
 	require.NoError(t, err)
+	for range s.KeyTableEntriesMax {
+		_, err := tr.keys.Alloc(KindMR, 1)
+		require.NoError(t, err)
+	}
+	pages := make([]uint64, chunkEntries)
+	for off := uint32(0); off < s.MTTEntriesMax; off += chunkEntries {
+		require.NoError(t, tr.mtt.Set(off, 12, pages))
+	}
 	runtime.ReadMemStats(&after)
 	grew := after.HeapAlloc - before.HeapAlloc
 	est := s.TableBytes()

@@ -73,10 +73,28 @@ type Entry struct {
 
 // KeyTable is the functional image of the key table: the truth that ICM
 // holds. It has no timing; Translator charges for reading it.
+//
+// Entries are kept in chunks of keyChunkEntries, each allocated when an
+// entry of it is first handed out, and indices are handed out lowest
+// first: a table sized for tens of thousands of objects of which a run
+// creates a few holds one chunk, instead of megabytes that set-up would
+// have to clear. An entry never handed out reads as a free entry of key 0,
+// as in a cleared table.
 type KeyTable struct {
-	entries []Entry
-	free    []uint32 // stack of free indices
+	n      uint32
+	chunks []*[keyChunkEntries]Entry
+	fresh  uint32   // the indices below fresh have been handed out
+	free   []uint32 // stack of the indices freed since
 }
+
+// keyChunkEntries is the entries of one chunk of the key table (64 KiB).
+const (
+	keyChunkShift   = 10
+	keyChunkEntries = 1 << keyChunkShift
+)
+
+// untouched is what an entry never handed out holds; it is only read.
+var untouched Entry
 
 // Errors from key-table operations that the NIC layer maps to statuses.
 var (
@@ -93,14 +111,39 @@ func NewKeyTable(n uint32) (*KeyTable, error) {
 	if n == 0 || n > IndexMax+1 {
 		return nil, fmt.Errorf("mtt: key table of %d entries, want 1..2^24", n)
 	}
-	return &KeyTable{entries: make([]Entry, n), free: freeList(n)}, nil
+	return &KeyTable{n: n, chunks: make([]*[keyChunkEntries]Entry, (uint64(n)+keyChunkEntries-1)/keyChunkEntries)}, nil
 }
 
 // Len is the number of entries.
-func (kt *KeyTable) Len() uint32 { return uint32(len(kt.entries)) }
+func (kt *KeyTable) Len() uint32 { return kt.n }
 
 // FreeEntries is the number of free entries.
-func (kt *KeyTable) FreeEntries() int { return len(kt.free) }
+func (kt *KeyTable) FreeEntries() int { return len(kt.free) + int(kt.n-kt.fresh) }
+
+// at is entry idx (< Len), to read: untouched when its chunk has none yet.
+func (kt *KeyTable) at(idx uint32) *Entry {
+	if c := kt.chunks[idx>>keyChunkShift]; c != nil {
+		return &c[idx&(keyChunkEntries-1)]
+	}
+	return &untouched
+}
+
+// take pops the index Alloc hands out: the one freed last, else the lowest
+// never handed out; ok is false when every entry is in use.
+func (kt *KeyTable) take() (idx uint32, ok bool) {
+	if n := len(kt.free); n > 0 {
+		idx, kt.free = kt.free[n-1], kt.free[:n-1]
+		return idx, true
+	}
+	if kt.fresh == kt.n {
+		return 0, false
+	}
+	idx, kt.fresh = kt.fresh, kt.fresh+1
+	if kt.chunks[idx>>keyChunkShift] == nil {
+		kt.chunks[idx>>keyChunkShift] = new([keyChunkEntries]Entry)
+	}
+	return idx, true
+}
 
 // Alloc takes a free entry for a new MR or MW object of protection domain
 // pd. The entry starts invalid (no access until registered or bound). The
@@ -108,12 +151,11 @@ func (kt *KeyTable) FreeEntries() int { return len(kt.free) }
 // of an earlier object on the same index stays dead (docs/ndk.md §5.3). An empty
 // table is ErrNoSpace (STATUS_INSUFFICIENT_RESOURCES, rules 17 and 46).
 func (kt *KeyTable) Alloc(kind Kind, pd uint32) (Token, error) {
-	if len(kt.free) == 0 {
-		return 0, fmt.Errorf("%w: key table: all %d entries in use", ErrNoSpace, len(kt.entries))
+	idx, ok := kt.take()
+	if !ok {
+		return 0, fmt.Errorf("%w: key table: all %d entries in use", ErrNoSpace, kt.n)
 	}
-	idx := kt.free[len(kt.free)-1]
-	kt.free = kt.free[:len(kt.free)-1]
-	e := &kt.entries[idx]
+	e := kt.at(idx)
 	*e = Entry{State: StateInvalid, Kind: kind, Key: e.Key, PD: pd}
 	return MakeToken(idx, e.Key), nil
 }
@@ -121,8 +163,8 @@ func (kt *KeyTable) Alloc(kind Kind, pd uint32) (Token, error) {
 // current returns the entry tok names if tok is its current token and the
 // entry is allocated.
 func (kt *KeyTable) current(tok Token) (*Entry, error) {
-	if idx := tok.Index(); idx < uint32(len(kt.entries)) {
-		if e := &kt.entries[idx]; e.State != StateFree && e.Key == tok.Key() {
+	if idx := tok.Index(); idx < kt.n {
+		if e := kt.at(idx); e.State != StateFree && e.Key == tok.Key() {
 			return e, nil
 		}
 	}
@@ -135,10 +177,10 @@ func (kt *KeyTable) current(tok Token) (*Entry, error) {
 //go:noinline
 func (kt *KeyTable) badToken(tok Token) error {
 	idx := tok.Index()
-	if idx >= uint32(len(kt.entries)) {
-		return fmt.Errorf("%w: %v: index beyond %d entries", ErrBadToken, tok, len(kt.entries))
+	if idx >= kt.n {
+		return fmt.Errorf("%w: %v: index beyond %d entries", ErrBadToken, tok, kt.n)
 	}
-	e := &kt.entries[idx]
+	e := kt.at(idx)
 	return fmt.Errorf("%w: %v (entry %s, key %d)", ErrBadToken, tok, e.State, e.Key)
 }
 
@@ -284,16 +326,16 @@ func (kt *KeyTable) BindWindow(mw, mr Token, qpn uint32, va, length uint64, righ
 
 // Entry returns a copy of entry index (for the NIC layer and tests).
 func (kt *KeyTable) Entry(index uint32) (Entry, bool) {
-	if index >= uint32(len(kt.entries)) {
+	if index >= kt.n {
 		return Entry{}, false
 	}
-	return kt.entries[index], true
+	return *kt.at(index), true
 }
 
 // entry returns the entry at index or nil; for the data path.
 func (kt *KeyTable) entry(index uint32) *Entry {
-	if index >= uint32(len(kt.entries)) {
+	if index >= kt.n {
 		return nil
 	}
-	return &kt.entries[index]
+	return kt.at(index)
 }

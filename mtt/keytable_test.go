@@ -57,3 +57,36 @@ func TestBindWindowChecks(t *testing.T) {
 	_, err = kt.BindWindow(fromOtherPD, mr, 5, 0x2000, 0x1000, RightRemoteRead)
 	require.ErrorIs(t, err, ErrAccessDenied)
 }
+
+// TestKeyTableHandsOutFreedIndexFirstThenLowest: Alloc hands out the index
+// freed last, else the lowest never handed out (the order of a stack of
+// every index that pops 0 first), across chunks; an index never handed
+// out reads as a free entry of key 0 and its token is refused; FreeEntries
+// counts both kinds of free entry.
+func TestKeyTableHandsOutFreedIndexFirstThenLowest(t *testing.T) {
+	n := uint32(keyChunkEntries + 3)
+	kt, err := NewKeyTable(n)
+	require.NoError(t, err)
+	e, ok := kt.Entry(n - 1)
+	require.True(t, ok)
+	require.Equal(t, Entry{}, e)
+	require.ErrorIs(t, kt.Free(MakeToken(n-1, 0)), ErrBadToken)
+	var toks []Token
+	for i := range keyChunkEntries + 1 {
+		tok, err := kt.Alloc(KindMR, 1)
+		require.NoError(t, err)
+		require.Equal(t, uint32(i), tok.Index())
+		toks = append(toks, tok)
+	}
+	require.Equal(t, 2, kt.FreeEntries())
+	require.NoError(t, kt.Free(toks[5]))
+	require.NoError(t, kt.Free(toks[keyChunkEntries]))
+	require.Equal(t, 4, kt.FreeEntries())
+	for _, want := range []uint32{keyChunkEntries, 5, keyChunkEntries + 1, keyChunkEntries + 2} {
+		tok, err := kt.Alloc(KindMW, 1)
+		require.NoError(t, err)
+		require.Equal(t, want, tok.Index())
+	}
+	_, err = kt.Alloc(KindMW, 1)
+	require.ErrorIs(t, err, ErrNoSpace)
+}

@@ -150,7 +150,7 @@ func Translate(kt *KeyTable, m *MTT, tok Token, pd, qpn uint32, va, length uint6
 	first, last := pageSpan(e, va, length)
 	out = pages[:0]
 	for i := first; i <= last; i++ {
-		out = append(out, m.image[i])
+		out = append(out, m.Page(i))
 	}
 	return out, (va - e.XlateVA + e.FBO) & (1<<e.PageShift - 1), OK
 }

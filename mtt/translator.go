@@ -572,7 +572,7 @@ func (t *Translator) advance(id uint32, now sim.Tick) {
 	}
 	r := s.req
 	for i := s.firstEntry; i <= s.lastEntry; i++ {
-		r.Pages = append(r.Pages, t.mtt.image[i])
+		r.Pages = append(r.Pages, t.mtt.Page(i))
 	}
 	r.Offset = s.offset
 	t.finish(id, now, OK)

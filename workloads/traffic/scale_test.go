@@ -37,17 +37,20 @@ func scaleHeld(t *testing.T, s scaleShape) (held, estimate uint64) {
 
 // Documented bounds of the memory per object (docs/scaling.md, "Memory per
 // object"): a QP's own record and CQ share, an operation slot's MR with its
-// creation records, its two WR queue entries and the run's records, a
-// key-table entry and an MTT entry.
+// key-table entry, its creation records, its two WR queue entries and the
+// run's records, and what one more entry of key-table or MTT capacity
+// costs while no object uses it (the key table's and the MTT image's
+// entries are allocated, in chunks, as they are first used).
 const (
 	qpBytesMax       = 1024
 	slotBytesMax     = 1536
-	keyEntryBytesMax = 96
-	mttEntryBytesMax = 12
+	keyEntryBytesMax = 24
+	mttEntryBytesMax = 1
 )
 
 // The memory a scale run holds grows by at most the documented bound per
-// QP, per MR (operation slot), per key-table entry and per MTT entry, each
+// QP, per MR (operation slot), per key-table entry and per MTT entry of
+// capacity, each
 // measured as the heap difference between two sizes of
 // workloads/scale.yaml that differ in that count alone, at 4,096 QPs; and
 // it stays within the loader's estimate.
