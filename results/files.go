@@ -1,9 +1,11 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,10 +24,15 @@ const (
 // newline.
 func EncodeJSON(r *Result) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(r)
+	err := encodeJSON(&b, r)
 	return b.Bytes(), err
+}
+
+// encodeJSON writes the bytes of EncodeJSON to w.
+func encodeJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 // WriteJSON writes v to path as indented JSON (the bytes of EncodeIndented).
@@ -48,30 +55,43 @@ func EncodeIndented(v any) ([]byte, error) {
 }
 
 // WriteResults writes results.json, results.csv and timeseries.csv into
-// dir, creating it.
+// dir, creating it. Each file is written as it is encoded, through a
+// buffer of its own: a sweep's time series runs to megabytes, which a
+// copy in memory would first have to grow to, clearing it as it grows.
 func WriteResults(dir string, r *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := EncodeJSON(r)
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *Result) error
+	}{{ResultsJSON, encodeJSON}, {ResultsCSV, WriteCSV}, {TimeseriesCSV, WriteTimeseriesCSV}} {
+		if err := writeFile(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, r) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile creates path and writes it with write, through a buffer; a
+// file that could not be written whole is removed.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultsJSON), b, 0o644); err != nil {
-		return err
+	w := bufio.NewWriterSize(f, 1<<16)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	var c bytes.Buffer
-	if err := WriteCSV(&c, r); err != nil {
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultsCSV), c.Bytes(), 0o644); err != nil {
-		return err
+	if err != nil {
+		os.Remove(path)
 	}
-	c.Reset()
-	if err := WriteTimeseriesCSV(&c, r); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, TimeseriesCSV), c.Bytes(), 0o644)
+	return err
 }
 
 // WriteRun writes the output folder of a run: results.json, results.csv,
