@@ -5,7 +5,8 @@ import "unsafe"
 // TableBytes is the most memory the translation unit New builds from s
 // holds, for memory budgets: the key table (an Entry and a free-list index
 // per entry), the MTT image (8 B per entry, and at most 4 B per entry of
-// free ranges when fragmented), both caches' tags (and LRU stamps) and
+// free ranges when fragmented), both reached only once every entry has
+// been used (their chunks are allocated on first use), both caches' tags (and LRU stamps) and
 // MSHRs, and the request and write slots. It is computed from the model's
 // own types, so it follows them (TestTableBytesCoversWhatNewAllocates).
 func (s Spec) TableBytes() uint64 {

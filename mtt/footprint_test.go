@@ -29,8 +29,8 @@ func TestTableBytesCoversWhatNewAllocates(t *testing.T) {
 		_, err := tr.keys.Alloc(KindMR, 1)
 		require.NoError(t, err)
 	}
-	pages := make([]uint64, chunkEntries)
-	for off := uint32(0); off < s.MTTEntriesMax; off += chunkEntries {
+	pages := make([]uint64, mttChunkEntries)
+	for off := uint32(0); off < s.MTTEntriesMax; off += mttChunkEntries {
 		require.NoError(t, tr.mtt.Set(off, 12, pages))
 	}
 	runtime.ReadMemStats(&after)

@@ -7,22 +7,21 @@ import "fmt"
 // The image here is the functional truth; Translator charges the time of
 // reading and writing it over PCIe.
 //
-// The image is kept in chunks of chunkEntries entries, each allocated when
-// an entry of it is first written: a table sized for millions of entries
-// of which a run writes thousands holds a few chunks, instead of memory
-// that set-up would have to clear (8 MiB for the default million
-// entries, a third of a short run's wall time). An entry never written
-// reads as 0, as in a cleared table.
+// The image is kept in chunks of mttChunkEntries entries, each allocated
+// when an entry of it is first written: a table sized for millions of
+// entries of which a run writes thousands holds a few chunks, instead of
+// memory that set-up would have to clear (8 MiB for the default million
+// entries). An entry never written reads as 0, as in a cleared table.
 type MTT struct {
 	alloc  *RangeAllocator
 	n      uint32
-	chunks []*[chunkEntries]uint64
+	chunks []*[mttChunkEntries]uint64
 }
 
-// chunkEntries is the entries of one chunk of the image (32 KiB).
+// mttChunkEntries is the entries of one chunk of the image (32 KiB).
 const (
-	chunkShift   = 12
-	chunkEntries = 1 << chunkShift
+	mttChunkShift   = 12
+	mttChunkEntries = 1 << mttChunkShift
 )
 
 // NewMTT returns an empty table of n entries with the given allocation policy.
@@ -31,7 +30,7 @@ func NewMTT(n uint32, allocPolicy string) (*MTT, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MTT{alloc: a, n: n, chunks: make([]*[chunkEntries]uint64, (uint64(n)+chunkEntries-1)/chunkEntries)}, nil
+	return &MTT{alloc: a, n: n, chunks: make([]*[mttChunkEntries]uint64, (uint64(n)+mttChunkEntries-1)/mttChunkEntries)}, nil
 }
 
 // Alloc reserves count contiguous entries (ErrNoSpace when no free range is
@@ -58,12 +57,12 @@ func (m *MTT) Set(offset uint32, pageShift uint8, pages []uint64) error {
 		}
 	}
 	for len(pages) > 0 {
-		c := m.chunks[offset>>chunkShift]
+		c := m.chunks[offset>>mttChunkShift]
 		if c == nil {
-			c = new([chunkEntries]uint64)
-			m.chunks[offset>>chunkShift] = c
+			c = new([mttChunkEntries]uint64)
+			m.chunks[offset>>mttChunkShift] = c
 		}
-		n := copy(c[offset&(chunkEntries-1):], pages)
+		n := copy(c[offset&(mttChunkEntries-1):], pages)
 		offset, pages = offset+uint32(n), pages[n:]
 	}
 	return nil
@@ -71,8 +70,8 @@ func (m *MTT) Set(offset uint32, pageShift uint8, pages []uint64) error {
 
 // Page returns the address stored in entry i (i < Len).
 func (m *MTT) Page(i uint64) uint64 {
-	if c := m.chunks[i>>chunkShift]; c != nil {
-		return c[i&(chunkEntries-1)]
+	if c := m.chunks[i>>mttChunkShift]; c != nil {
+		return c[i&(mttChunkEntries-1)]
 	}
 	return 0
 }

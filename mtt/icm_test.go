@@ -11,15 +11,15 @@ import (
 // entry by entry and allocates just the two chunks it touches; a write
 // beyond the table is refused and changes nothing.
 func TestMTTImageHoldsOnlyWrittenChunks(t *testing.T) {
-	m, err := NewMTT(3*chunkEntries+5, AllocFirstFit)
+	m, err := NewMTT(3*mttChunkEntries+5, AllocFirstFit)
 	require.NoError(t, err)
 	require.Len(t, m.chunks, 4)
 	require.Equal(t, uint64(0), m.Page(0))
 	require.Equal(t, uint64(0), m.Page(uint64(m.Len()-1)))
 	pages := []uint64{0x1000, 0x2000, 0x3000, 0x4000}
-	require.NoError(t, m.Set(chunkEntries-2, 12, pages))
+	require.NoError(t, m.Set(mttChunkEntries-2, 12, pages))
 	for i, p := range pages {
-		require.Equal(t, p, m.Page(uint64(chunkEntries-2+i)))
+		require.Equal(t, p, m.Page(uint64(mttChunkEntries-2+i)))
 	}
 	held := 0
 	for _, c := range m.chunks {
