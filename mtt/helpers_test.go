@@ -1,23 +1,15 @@
 package mtt
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/sim/simtest"
 )
 
-var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0 = the default seed)")
-
-// testSeed returns the seed to use and prints it so a failure can be replayed.
-func testSeed(t testing.TB, def uint64) uint64 {
-	s := def
-	if *seedFlag != 0 {
-		s = *seedFlag
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
-	return s
-}
+// testSeed returns the seed to use (-seed, else def) and logs it so a
+// failure can be replayed.
+func testSeed(t testing.TB, def uint64) uint64 { return simtest.Seed(t, def) }
 
 // fakeDMA is a tiny real component standing in for *pcie.DMA: every read
 // completes after a fixed latency, every write after a fixed (posting)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/sim/simtest"
 )
 
 // The model-level fuzzer: random sequences of NDK calls on two hosts (the
@@ -75,8 +76,8 @@ func (c *byteChooser) done() bool { return c.i >= len(c.b) }
 // one) and fails at the first broken rule with the seed and the call.
 func TestModelFuzzKeepsTheNDKRules(t *testing.T) {
 	first, runs := *modelFuzzFirst, *modelFuzzRuns
-	if *seedFlag != 0 {
-		first, runs = *seedFlag, 1
+	if s, ok := simtest.Given(); ok {
+		first, runs = s, 1
 	}
 	for i := range runs {
 		seed := first + uint64(i)

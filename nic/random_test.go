@@ -1,15 +1,13 @@
 package nic
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/sim/simtest"
 )
-
-var seedFlag = flag.Uint64("seed", 0, "seed of the randomised test (0 = default)")
 
 // TestRandomPostsKeepCompletionRules posts random FastRegister/Invalidate
 // requests (random flags, page counts, DEFER, inline failures, flushes and
@@ -20,11 +18,7 @@ var seedFlag = flag.Uint64("seed", 0, "seed of the randomised test (0 = default)
 // request of the QP is STATUS_CANCELLED (5.1, rule 8). A QP that went to
 // error is replaced by a new one with new MRs.
 func TestRandomPostsKeepCompletionRules(t *testing.T) {
-	seed := uint64(7)
-	if *seedFlag != 0 {
-		seed = *seedFlag
-	}
-	t.Logf("seed %d (replay with -seed %d)", seed, seed)
+	seed := simtest.Seed(t, 7)
 	rng := sim.Stream(seed, "random-posts")
 	sp := DefaultSpec()
 	sp.ExecEngines = 2

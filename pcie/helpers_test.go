@@ -1,16 +1,13 @@
 package pcie
 
 import (
-	"flag"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/nicsim/nicsim/sim"
+	"github.com/nicsim/nicsim/sim/simtest"
 )
-
-var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: time-based)")
 
 // rnicClock is the NIC clock of the default preset (1 GHz, nic.DefaultSpec);
 // nfpClock the pcie-bench device's (docs/sources.md 7).
@@ -19,15 +16,9 @@ var (
 	nfpClock  = sim.ClockDomain{Name: "NFP.Clock", Period: NFP6000ClockPeriodPS}
 )
 
-// testSeed returns the seed to use and prints it so a failure can be replayed.
-func testSeed(t *testing.T) uint64 {
-	s := *seedFlag
-	if s == 0 {
-		s = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
-	return s
-}
+// testSeed returns the seed to use (-seed, else a fresh one) and logs it
+// so a failure can be replayed.
+func testSeed(t *testing.T) uint64 { return simtest.Seed(t, 0) }
 
 // recorder wraps a receiver and keeps a copy of every TLP it gets.
 type recorder struct {

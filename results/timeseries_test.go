@@ -3,28 +3,15 @@ package results
 import (
 	"bytes"
 	"encoding/csv"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/sim/simtest"
 )
-
-var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: a fresh seed, printed)")
-
-// testSeed returns the seed for a randomised test and logs it so that a
-// failure can be replayed with -seed.
-func testSeed(t testing.TB) uint64 {
-	s := *seedFlag
-	if s == 0 {
-		s = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
-	return s
-}
 
 // roundedShortest is a derived figure's text by its definition: the
 // value rounded to SignificantDigits, in the shortest form that reads
@@ -39,7 +26,7 @@ func roundedShortest(v float64) string {
 // NaNs, infinities), values that round up to the next power of ten, and
 // the edges of the exponent form.
 func TestDerivedFigureIsWrittenRoundedInShortestForm(t *testing.T) {
-	rng := rand.New(rand.NewPCG(testSeed(t), 0))
+	rng := rand.New(rand.NewPCG(simtest.Seed(t, 0), 0))
 	check := func(v float64) {
 		require.Equal(t, roundedShortest(v), string(appendF(nil, v)), "%b (%v)", math.Float64bits(v), v)
 	}

@@ -1,20 +1,11 @@
 package sim
 
 import (
-	"flag"
 	"testing"
-	"time"
+
+	"github.com/nicsim/nicsim/sim/simtest"
 )
 
-var seedFlag = flag.Uint64("seed", 0, "seed for randomised tests (0: a fresh seed, printed)")
-
-// testSeed returns the seed for a randomised test and logs it so that a
-// failure can be replayed with -seed.
-func testSeed(t testing.TB) uint64 {
-	s := *seedFlag
-	if s == 0 {
-		s = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay with -seed %d)", s, s)
-	return s
-}
+// testSeed returns the seed for a randomised test, logged so that a
+// failure can be replayed with -seed (0: a fresh seed).
+func testSeed(t testing.TB) uint64 { return simtest.Seed(t, 0) }
