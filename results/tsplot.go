@@ -9,9 +9,15 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// UtilisationCurvesMax is how many resources the utilisation-over-time
-// plot shows: the busiest of each point, by mean utilisation.
+// UtilisationCurvesMax is how many curves the utilisation-over-time plot
+// shows: the busiest resources by mean utilisation, shared out among the
+// points (resourcesPerPoint).
 const UtilisationCurvesMax = 8
+
+// resourcesPerPoint is how many resources the utilisation plot shows for
+// each of points points: UtilisationCurvesMax shared out, at least one (the
+// resource that binds each point).
+func resourcesPerPoint(points int) int { return max(UtilisationCurvesMax/max(points, 1), 1) }
 
 // WriteTimeseriesPlots draws the time series of r's points (throughput,
 // p99 latency and the busiest resources' utilisation over time, the end of
@@ -24,17 +30,19 @@ func WriteTimeseriesPlots(dir string, r *Result) ([]string, error) {
 // curve.
 func timeseriesJobs(r *Result) []plotJob {
 	var jobs []plotJob
+	perPoint := resourcesPerPoint(seriesPoints(r))
 	for _, f := range []struct {
-		stem, y string
-		add     func(fig *figure, p *PointResult, prefix string)
+		stem, y  string
+		add      func(fig *figure, p *PointResult, prefix string)
+		fraction bool // the y axis spans 0 to 1 whatever the curves reach
 	}{
 		{"timeseries-throughput", "throughput (Mops/s)", addGenCurves(func(g *GenSeries, k int, sec float64) (float64, bool) {
 			return float64(g.Completed[k]) / sec / 1e6, true
-		})},
+		}), false},
 		{"timeseries-latency_p99", "p99 latency (ns)", addGenCurves(func(g *GenSeries, k int, _ float64) (float64, bool) {
 			return g.P99NS[k], g.LatencyCount[k] > 0
-		})},
-		{"timeseries-utilisation", "utilisation", addResourceCurves},
+		}), false},
+		{"timeseries-utilisation", "utilisation", addResourceCurves(perPoint), true},
 	} {
 		fig := newFigure(fmt.Sprintf("%s: %s over time", r.Workload, f.y), "time since setup (µs)", f.y)
 		var warm uint64
@@ -52,6 +60,9 @@ func timeseriesJobs(r *Result) []plotJob {
 		}
 		if fig.curves == 0 {
 			continue
+		}
+		if f.fraction {
+			fig.p.Y.Min, fig.p.Y.Max = 0, 1
 		}
 		markWarmup(fig, warm)
 		jobs = append(jobs, plotJob{fig, f.stem, 4.5 * vg.Inch})
@@ -79,9 +90,35 @@ func addGenCurves(value func(g *GenSeries, k int, sec float64) (float64, bool)) 
 	}
 }
 
-// addResourceCurves adds the busiest resources of a point.
-func addResourceCurves(fig *figure, p *PointResult, prefix string) {
-	rs := append([]ResourceSeries(nil), p.Series.Resources...)
+// seriesPoints is the number of r's points that have a time series.
+func seriesPoints(r *Result) int {
+	n := 0
+	for i := range r.Points {
+		if r.Points[i].Series != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// addResourceCurves adds the n busiest resources of a point, by mean
+// utilisation; none that was never busy.
+func addResourceCurves(n int) func(*figure, *PointResult, string) {
+	return func(fig *figure, p *PointResult, prefix string) {
+		for _, r := range busiestResources(p.Series.Resources, n) {
+			var xy plotter.XYs
+			for k, u := range r.Utilisation {
+				xy = append(xy, plotter.XY{X: (float64(r.StartPS) + (float64(k)+0.5)*float64(r.IntervalPS)) / 1e6, Y: u})
+			}
+			addLine(fig, prefix+r.Name, xy)
+		}
+	}
+}
+
+// busiestResources is the n resources of rs with the highest mean
+// utilisation, busiest first (ties in rs's order), leaving out those never
+// busy.
+func busiestResources(rs []ResourceSeries, n int) []*ResourceSeries {
 	mean := func(r *ResourceSeries) float64 {
 		var s float64
 		for _, u := range r.Utilisation {
@@ -89,18 +126,18 @@ func addResourceCurves(fig *figure, p *PointResult, prefix string) {
 		}
 		return s / float64(max(len(r.Utilisation), 1))
 	}
-	sort.SliceStable(rs, func(i, j int) bool { return mean(&rs[i]) > mean(&rs[j]) })
-	for i := range rs[:min(len(rs), UtilisationCurvesMax)] {
-		r := &rs[i]
-		if mean(r) == 0 {
-			break
-		}
-		var xy plotter.XYs
-		for k, u := range r.Utilisation {
-			xy = append(xy, plotter.XY{X: (float64(r.StartPS) + (float64(k)+0.5)*float64(r.IntervalPS)) / 1e6, Y: u})
-		}
-		addLine(fig, prefix+r.Name, xy)
+	sorted := make([]*ResourceSeries, len(rs))
+	for i := range rs {
+		sorted[i] = &rs[i]
 	}
+	sort.SliceStable(sorted, func(i, j int) bool { return mean(sorted[i]) > mean(sorted[j]) })
+	keep := sorted[:0]
+	for _, r := range sorted[:min(len(sorted), n)] {
+		if mean(r) > 0 {
+			keep = append(keep, r)
+		}
+	}
+	return keep
 }
 
 func addLine(fig *figure, name string, xy plotter.XYs) {
