@@ -588,10 +588,10 @@ func TestWireSerialisesFramesAndAddsLatency(t *testing.T) {
 	w := p.wire
 	w.send(0, packet{kind: pktWriteReq, data: make([]byte, 1000)})
 	w.send(0, packet{kind: pktAck})
-	d := w.dirs[0].inFlight
+	d := &w.dirs[0].inFlight
 	write, ack := uint64(1000+16+62+20), uint64(4+62+20)
-	require.Equal(t, sim.Tick(write*80)+500*sim.NS, d[0].arriveAt)
-	require.Equal(t, sim.Tick((write+ack)*80)+500*sim.NS, d[1].arriveAt)
+	require.Equal(t, sim.Tick(write*80)+500*sim.NS, d.At(0).arriveAt)
+	require.Equal(t, sim.Tick((write+ack)*80)+500*sim.NS, d.At(1).arriveAt)
 	require.Equal(t, write+ack, w.Stats.Bytes[0])
 	require.Equal(t, uint64(2), w.Stats.Packets[0])
 }

@@ -80,14 +80,14 @@ const (
 type firmware struct {
 	a        *Adapter
 	cmds     []fwCmd
-	free     []int // slots of cmds not used
-	queue    []int // commands in the NIC's command queue, FIFO; queue[0] runs when busy
+	free     []int         // slots of cmds not used
+	queue    sim.FIFO[int] // commands in the NIC's command queue; the first runs when busy
 	busy     bool
-	backlog  []int    // commands the provider holds: the NIC's queue is full
-	hostFree sim.Tick // driver thread free from this time (pinning, unpinning)
-	inNIC    int      // commands issued to the NIC and not yet completed
-	tptWait  bool     // the running command waits for a TPT write slot
-	started  sim.Tick // when the running command started
+	backlog  sim.FIFO[int] // commands the provider holds: the NIC's queue is full
+	hostFree sim.Tick      // driver thread free from this time (pinning, unpinning)
+	inNIC    int           // commands issued to the NIC and not yet completed
+	tptWait  bool          // the running command waits for a TPT write slot
+	started  sim.Tick      // when the running command started
 	meter    *sim.Meter
 	driver   *sim.Meter // the provider's driver thread (pinning, unpinning)
 }
@@ -167,7 +167,7 @@ func (f *firmware) Handle(now sim.Tick, arg uint64) {
 // while the queue is full.
 func (f *firmware) issue(id int) {
 	if f.inNIC >= int(f.a.spec.FirmwareQueueDepth) {
-		f.backlog = append(f.backlog, id)
+		f.backlog.Push(id)
 		f.a.Stats.FirmwareBacklog++
 		return
 	}
@@ -178,18 +178,18 @@ func (f *firmware) issue(id int) {
 
 // arrived runs when a command's MMIO write reached the NIC.
 func (f *firmware) arrived(id int) {
-	f.queue = append(f.queue, id)
+	f.queue.Push(id)
 	f.a.Stats.FirmwareCommands++
 	f.startNext()
 }
 
 func (f *firmware) startNext() {
-	if f.busy || len(f.queue) == 0 {
+	if f.busy || f.queue.Len() == 0 {
 		return
 	}
 	f.busy = true
 	f.started = f.a.eng.Now()
-	id := f.queue[0]
+	id := f.queue.Peek()
 	c := &f.cmds[id]
 	c.step = fwStepWork
 	ns := f.a.spec.RegisterFirmwareNS
@@ -219,7 +219,7 @@ func (f *firmware) advance() {
 	if !f.busy {
 		return
 	}
-	id := f.queue[0]
+	id := f.queue.Peek()
 	c := &f.cmds[id]
 	for more := true; more; {
 		switch c.step {
@@ -340,14 +340,14 @@ func (f *firmware) commit(c *fwCmd) {
 // finishNIC runs when the running command's ICM writes have left the NIC:
 // the firmware takes the next command and signals the host by MSI-X.
 func (f *firmware) finishNIC(id int) {
-	if f.busy && f.queue[0] == id {
+	if f.busy && f.queue.Peek() == id {
 		f.busy = false
 		f.meter.Busy(f.started, f.a.eng.Now())
-		f.queue = f.queue[1:]
+		f.queue.Drop()
 		f.inNIC--
-		if len(f.backlog) > 0 {
-			next := f.backlog[0]
-			f.backlog = f.backlog[1:]
+		if f.backlog.Len() > 0 {
+			next := f.backlog.Peek()
+			f.backlog.Drop()
 			f.issue(next)
 		}
 		f.startNext()

@@ -52,10 +52,10 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	if !ok {
 		return StatusInsufficientResources
 	}
-	wait := a.spec.RegisterMrInline && !a.eng.InEvent()
-	var final *Status
-	if wait {
-		done = func(_ uint64, s Status) { final = &s }
+	var w *inlineWait // allocated only for a call that waits
+	if a.spec.RegisterMrInline && !a.eng.InEvent() {
+		w = &inlineWait{}
+		done = w.done
 	}
 	mr.mttOff, mr.mttCount = off, uint32(n)
 	mr.reg, mr.fwBusy = regRegistering, true
@@ -68,16 +68,25 @@ func (a *Adapter) RegisterMr(mr *MR, chain []MDL, length uint64, flags MRFlags, 
 	c.mailbox = a.host.alloc(n * 8)
 	a.Stats.recordPost(kindRegisterMr, a.eng.Now())
 	f.hostWork(sim.Tick(n)*sim.Tick(a.spec.PinPSPerPage), fwEvPinned, id)
-	if wait {
-		for final == nil && a.eng.Step() {
+	if w != nil {
+		for !w.ok && a.eng.Step() {
 		}
-		if final == nil {
+		if !w.ok {
 			panic(fmt.Sprintf("nic: %s: NdkRegisterMr's firmware command never completed", a.name))
 		}
-		return *final
+		return w.st
 	}
 	return StatusPending
 }
+
+// inlineWait is the completion an NdkRegisterMr that waits (Spec.
+// RegisterMrInline) gives its firmware command: it keeps the status.
+type inlineWait struct {
+	st Status
+	ok bool
+}
+
+func (w *inlineWait) done(_ uint64, s Status) { w.st, w.ok = s, true }
 
 // DeregisterMr is NdkDeregisterMr (docs/ndk.md 2.E). It returns STATUS_PENDING
 // and done runs once, after the firmware has invalidated the MPT entry and

@@ -35,9 +35,9 @@ type responder struct {
 	a      *Adapter
 	ops    []*rxOp // pool of pointers: the translator holds &op.req
 	free   []int
-	q      []int // op ids in arrival order
-	retry  bool  // a retry event is scheduled
-	held   int   // buffer slots reserved by the peer or in use
+	q      sim.FIFO[int] // op ids in arrival order
+	retry  bool          // a retry event is scheduled
+	held   int           // buffer slots reserved by the peer or in use
 	freeAt sim.Tick
 	meter  *sim.Meter // service time
 	buffer *sim.Meter // receive buffer slots held
@@ -132,7 +132,7 @@ func (r *responder) arrive(now sim.Tick, p packet) {
 	pages, reqPages := o.pages[:0], o.req.Pages[:0]
 	*o = rxOp{p: p, pages: pages}
 	o.req.Pages = reqPages
-	r.q = append(r.q, id)
+	r.q.Push(id)
 	r.a.Stats.RemoteRequests++
 	r.a.eng.Schedule(r.serve(now, &o.p), sim.PrioDefault, r, rxEvServed|uint64(id))
 }
@@ -169,7 +169,8 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 // sends answers in order.
 func (r *responder) pump(now sim.Tick) {
 	inOrder := true
-	for _, id := range r.q {
+	for k := range r.q.Len() {
+		id := r.q.At(k)
 		o := r.ops[id]
 		if o.state == rxNew && !r.start(id) {
 			break // translator full: later requests wait (in order); retried
@@ -181,9 +182,9 @@ func (r *responder) pump(now sim.Tick) {
 			inOrder = false
 		}
 	}
-	for len(r.q) > 0 && r.ops[r.q[0]].state == rxDone {
-		id := r.q[0]
-		r.q = r.q[1:]
+	for r.q.Len() > 0 && r.ops[r.q.Peek()].state == rxDone {
+		id := r.q.Peek()
+		r.q.Drop()
 		r.answer(now, id)
 	}
 }

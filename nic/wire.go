@@ -140,7 +140,7 @@ type WireStats struct {
 type wireDir struct {
 	ser      *sim.Serializer
 	freeAt   sim.Tick
-	inFlight []packet // FIFO, in arrival order
+	inFlight sim.FIFO[packet] // in arrival order
 	meter    *sim.Meter
 }
 
@@ -207,7 +207,7 @@ func (w *Wire) send(from int, p packet) {
 	d.meter.Busy(start, d.freeAt)
 	p.sentAt = now
 	p.arriveAt = d.freeAt + sim.Tick(w.spec.LatencyNS)*sim.NS
-	d.inFlight = append(d.inFlight, p)
+	d.inFlight.Push(p)
 	w.Stats.Packets[from] += n
 	w.Stats.Messages[from]++
 	w.Stats.Bytes[from] += bytes
@@ -217,9 +217,10 @@ func (w *Wire) send(from int, p packet) {
 // Handle delivers the oldest packet of direction arg to the far end.
 func (w *Wire) Handle(now sim.Tick, arg uint64) {
 	d := &w.dirs[arg]
-	p := d.inFlight[0]
-	d.inFlight[0] = packet{}
-	d.inFlight = d.inFlight[1:]
+	f := d.inFlight.Front()
+	p := *f
+	*f = packet{} // its payload buffer is p's now
+	d.inFlight.Drop()
 	w.ends[1-arg].receive(now, p)
 }
 

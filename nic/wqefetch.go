@@ -21,7 +21,7 @@ type wqeFetch struct {
 	in      *sim.Port[fetchReq]
 	slots   []fetchSlot
 	free    []uint32
-	ready   []uint32 // slots whose data is on the NIC, in arrival order
+	ready   sim.FIFO[uint32] // slots whose data is on the NIC, in arrival order
 	// stallPort is the engine queue a reserved stall tick found full.
 	stallPort *sim.Port[item]
 }
@@ -61,7 +61,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 			f.a.qps[r.qp].fetchReading(now, false)
 			id := f.take(r)
 			f.slots[id].readyAt = now + f.latency
-			f.ready = append(f.ready, id)
+			f.ready.Push(id)
 			next = min(next, now+f.latency)
 			continue
 		}
@@ -86,10 +86,10 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 // A pop from the queue, a read completing or any other wake before then
 // makes it a real tick.
 func (f *wqeFetch) stallsAt(next sim.Tick) bool {
-	if len(f.free) > 0 || len(f.ready) == 0 || next < f.nextAccept {
+	if len(f.free) > 0 || f.ready.Len() == 0 || next < f.nextAccept {
 		return false
 	}
-	sl := &f.slots[f.ready[0]]
+	sl := &f.slots[f.ready.Peek()]
 	port := f.a.engines[f.a.qps[sl.req.qp].engine].first.in
 	if sl.readyAt > next || port.Len() < port.Cap() {
 		return false
@@ -124,8 +124,8 @@ func (f *wqeFetch) handOn(now sim.Tick) sim.Tick {
 func (f *wqeFetch) send(now sim.Tick) (sim.Tick, int) {
 	a := f.a
 	sent := 0
-	for len(f.ready) > 0 && sent < f.ipc {
-		id := f.ready[0]
+	for f.ready.Len() > 0 && sent < f.ipc {
+		id := f.ready.Peek()
 		sl := &f.slots[id]
 		if sl.readyAt > now {
 			return sl.readyAt, sent
@@ -144,14 +144,14 @@ func (f *wqeFetch) send(now sim.Tick) (sim.Tick, int) {
 		sent++
 		sl.next++
 		if sl.next == sl.req.count {
-			f.ready = f.ready[1:]
+			f.ready.Drop()
 			*sl = fetchSlot{}
 			f.free = append(f.free, id)
 			qp.setFetching(now, false)
 			a.sched.activate(qp)
 		}
 	}
-	if sent == f.ipc && len(f.ready) > 0 {
+	if sent == f.ipc && f.ready.Len() > 0 {
 		return max(now+f.interval, now+f.period), sent
 	}
 	return sim.MaxTick, sent
@@ -190,6 +190,6 @@ func (f *wqeFetch) Handle(now sim.Tick, arg uint64) {
 	f.reads.Set(now, uint64(f.reading))
 	f.a.qps[f.slots[arg].req.qp].fetchReading(now, false)
 	f.slots[arg].readyAt = f.drv.Clock().NextEdge(now) + f.latency
-	f.ready = append(f.ready, uint32(arg))
+	f.ready.Push(uint32(arg))
 	f.drv.Wake()
 }

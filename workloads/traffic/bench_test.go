@@ -30,55 +30,66 @@ import (
 // `make bench-compare` compares a run with results/bench/baseline.txt
 // (docs/kernel.md, "Speed is tracked").
 
-// BenchmarkWholeQuickstart is workloads/quickstart.yaml as committed: 16
-// QPs x 8 FastRegister+Invalidate chains, 1 ms.
-func BenchmarkWholeQuickstart(b *testing.B) {
-	benchWhole(b, "../quickstart.yaml", func(*workloads.Workload) bool { return true })
+// wholeLoad is one whole-simulator load: a point of a committed workload
+// file, chosen by pick, with the overrides sets.
+type wholeLoad struct {
+	path string
+	pick func(*workloads.Workload) bool
+	sets []string
 }
 
-// BenchmarkWholeBind is workloads/bind-rate-vs-qps.yaml at 16 QPs (where
-// the upstream link saturates), 1 ms.
-func BenchmarkWholeBind(b *testing.B) {
-	benchWhole(b, "../bind-rate-vs-qps.yaml", func(w *workloads.Workload) bool { return w.Generators[0].Streams == 16 })
-}
-
-// BenchmarkWholeRDMA is workloads/rdma-read-write.yaml at 64 B: two hosts,
-// RDMA Writes and Reads, 4 QPs x 4 outstanding each, for 1 ms instead of
-// 200 µs, so that the figures per request do not rest on building the
-// model (two adapters' tables) alone.
-func BenchmarkWholeRDMA(b *testing.B) {
-	benchWhole(b, "../rdma-read-write.yaml", func(w *workloads.Workload) bool {
+// The loads of the whole-simulator benchmarks.
+var (
+	// quickstartLoad is workloads/quickstart.yaml as committed: 16 QPs x 8
+	// FastRegister+Invalidate chains, 1 ms.
+	quickstartLoad = wholeLoad{"../quickstart.yaml", func(*workloads.Workload) bool { return true }, nil}
+	// bindLoad is workloads/bind-rate-vs-qps.yaml at 16 QPs (where the
+	// upstream link saturates), 1 ms.
+	bindLoad = wholeLoad{"../bind-rate-vs-qps.yaml", func(w *workloads.Workload) bool { return w.Generators[0].Streams == 16 }, nil}
+	// rdmaLoad is workloads/rdma-read-write.yaml at 64 B: two hosts, RDMA
+	// Writes and Reads, 4 QPs x 4 outstanding each, for 1 ms instead of
+	// 200 µs, so that the figures per request do not rest on building the
+	// model (two adapters' tables) alone.
+	rdmaLoad = wholeLoad{"../rdma-read-write.yaml", func(w *workloads.Workload) bool {
 		return w.Generators[0].Params.(*workloads.RDMAParams).SizeBytes.Largest() == 64
-	}, "run.duration_us=1000")
-}
-
-// BenchmarkWholeRegister is workloads/registermr-latency-vs-size.yaml at
-// 16 pages (RegisterMr then DeregisterMr, one at a time) with 2000
-// operations instead of 20, for the same reason.
-func BenchmarkWholeRegister(b *testing.B) {
-	benchWhole(b, "../registermr-latency-vs-size.yaml", func(w *workloads.Workload) bool {
+	}, []string{"run.duration_us=1000"}}
+	// registerLoad is workloads/registermr-latency-vs-size.yaml at 16
+	// pages (RegisterMr then DeregisterMr, one at a time) with 2000
+	// operations instead of 20, for the same reason.
+	registerLoad = wholeLoad{"../registermr-latency-vs-size.yaml", func(w *workloads.Workload) bool {
 		return w.Generators[0].Params.(*workloads.RegisterMRParams).Pages.Largest() == 16
-	}, "run.ops=2000")
-}
+	}, []string{"run.ops=2000"}}
+)
 
-// benchWhole runs the point of the workload file at path that pick
-// chooses (with the overrides sets) b.N times and reports the figures
-// per request.
-func benchWhole(b *testing.B, path string, pick func(*workloads.Workload) bool, sets ...string) {
-	f, err := workloads.Load(path, workloads.Options{Sets: sets})
+// point loads l's file with its overrides and more, and returns the
+// point l picks.
+func (l wholeLoad) point(tb testing.TB, more ...string) *workloads.Workload {
+	tb.Helper()
+	f, err := workloads.Load(l.path, workloads.Options{Sets: append(append([]string(nil), l.sets...), more...)})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	var w *workloads.Workload
 	for _, p := range f.Points {
-		if pick(p) {
-			w = p
-			break
+		if l.pick(p) {
+			return p
 		}
 	}
-	if w == nil {
-		b.Fatalf("%s: no point to run", path)
-	}
+	tb.Fatalf("%s: no point to run", l.path)
+	return nil
+}
+
+func BenchmarkWholeQuickstart(b *testing.B) { benchWhole(b, quickstartLoad) }
+
+func BenchmarkWholeBind(b *testing.B) { benchWhole(b, bindLoad) }
+
+func BenchmarkWholeRDMA(b *testing.B) { benchWhole(b, rdmaLoad) }
+
+func BenchmarkWholeRegister(b *testing.B) { benchWhole(b, registerLoad) }
+
+// benchWhole runs the point of load b.N times and reports the figures per
+// request.
+func benchWhole(b *testing.B, load wholeLoad) {
+	w := load.point(b)
 	var reqs, events uint64
 	var ms0, ms1 runtime.MemStats
 	heap := newHeapPeak()

@@ -38,6 +38,9 @@ type regMRSource struct {
 	chain  []nic.MDL
 	regLat sim.Histogram
 	deLat  sim.Histogram
+	// onRegistered and onDeregistered are the completion callbacks,
+	// bound once: a method value made at each call would be allocated.
+	onRegistered, onDeregistered nic.RequestCompletion
 }
 
 // regPageBase is where register_mr's slots' pages start (host addresses,
@@ -48,6 +51,7 @@ func newRegMRSource(m *Model, g *workloads.Generator, rng *rand.Rand) (Source, e
 	p := g.Params.(*workloads.RegisterMRParams)
 	s := &regMRSource{m: m, a: m.NIC, p: p, rng: rng, flags: flagsOf(p.Rights, mrRightFlags),
 		ops: make([]regOp, g.Streams*g.Outstanding), chain: make([]nic.MDL, 0, p.Pieces)}
+	s.onRegistered, s.onDeregistered = s.registered, s.deregistered
 	pd, err := m.pd()
 	if err != nil {
 		return nil, err
@@ -84,7 +88,7 @@ func (s *regMRSource) Start(now sim.Tick, op *Op, done Done) error {
 		va += n * nic.PageSizeBytes
 	}
 	o.regStart = now
-	if st := s.a.RegisterMr(o.mr, s.chain, uint64(o.pages)*nic.PageSizeBytes, s.flags, s.registered, op.Index); st != nic.StatusPending {
+	if st := s.a.RegisterMr(o.mr, s.chain, uint64(o.pages)*nic.PageSizeBytes, s.flags, s.onRegistered, op.Index); st != nic.StatusPending {
 		s.m.Fail(inlineFailure("NdkRegisterMr", st))
 		return nil
 	}
@@ -111,7 +115,7 @@ func (s *regMRSource) registered(idx uint64, st nic.Status) {
 		return
 	}
 	o.deStart = now
-	if st := s.a.DeregisterMr(o.mr, s.deregistered, idx); st != nic.StatusPending {
+	if st := s.a.DeregisterMr(o.mr, s.onDeregistered, idx); st != nic.StatusPending {
 		s.m.Fail(inlineFailure("NdkDeregisterMr", st))
 	}
 }
