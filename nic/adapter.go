@@ -161,7 +161,7 @@ func (a *Adapter) Now() sim.Tick { return a.eng.Now() }
 // MMIO queue full, held in order until an earlier write arrives.
 type mmioQueue struct {
 	a    *Adapter
-	held []mmioReq
+	held sim.FIFO[mmioReq]
 }
 
 type mmioReq struct {
@@ -172,22 +172,23 @@ type mmioReq struct {
 
 // issue sends one MMIO write whose arrival h.Handle(now, arg) handles.
 func (q *mmioQueue) issue(addr, bytes uint64, h sim.Handler, arg uint64) {
-	if len(q.held) == 0 {
+	if q.held.Len() == 0 {
 		if err := q.a.mmio.MMIOWrite(addr, bytes, h, arg); err == nil {
 			return
 		}
 	}
 	q.a.Stats.HostMMIOBacklog++
-	q.held = append(q.held, mmioReq{addr, bytes, h, arg})
+	q.held.Push(mmioReq{addr, bytes, h, arg})
 }
 
 // retry sends held writes while the link takes them; every arrival calls it.
 func (q *mmioQueue) retry() {
-	for len(q.held) > 0 {
-		r := q.held[0]
+	for q.held.Len() > 0 {
+		r := q.held.Peek()
 		if err := q.a.mmio.MMIOWrite(r.addr, r.bytes, r.h, r.arg); err != nil {
 			return
 		}
-		q.held = q.held[1:]
+		*q.held.Front() = mmioReq{} // the link holds its handler now
+		q.held.Drop()
 	}
 }

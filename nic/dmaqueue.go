@@ -11,7 +11,7 @@ import (
 // when its queue is full, waits here in order until it has room.
 type dmaQueue struct {
 	a    *Adapter
-	wait []dmaReq
+	wait sim.FIFO[dmaReq]
 }
 
 type dmaReq struct {
@@ -24,11 +24,11 @@ var _ sim.Waker = (*dmaQueue)(nil)
 
 // submit issues a DMA whose completion is h.Handle(now, arg).
 func (q *dmaQueue) submit(write bool, h sim.Handler, addr, n, arg uint64) {
-	if len(q.wait) == 0 && q.a.dma.CanAccept() {
+	if q.wait.Len() == 0 && q.a.dma.CanAccept() {
 		q.issue(dmaReq{write, h, addr, n, arg})
 		return
 	}
-	q.wait = append(q.wait, dmaReq{write, h, addr, n, arg})
+	q.wait.Push(dmaReq{write, h, addr, n, arg})
 	q.a.dma.AddWaker(q)
 }
 
@@ -52,13 +52,14 @@ func (q *dmaQueue) issue(r dmaReq) {
 
 // Wake issues waiting requests while the DMA engine has room.
 func (q *dmaQueue) Wake() {
-	for len(q.wait) > 0 && q.a.dma.CanAccept() {
-		r := q.wait[0]
-		q.wait[0] = dmaReq{}
-		q.wait = q.wait[1:]
+	for q.wait.Len() > 0 && q.a.dma.CanAccept() {
+		f := q.wait.Front()
+		r := *f
+		*f = dmaReq{} // its handler is r's now
+		q.wait.Drop()
 		q.issue(r)
 	}
-	if len(q.wait) > 0 {
+	if q.wait.Len() > 0 {
 		q.a.dma.AddWaker(q)
 	}
 }

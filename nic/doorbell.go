@@ -18,7 +18,7 @@ import "github.com/nicsim/nicsim/sim"
 type doorbell struct {
 	a        *Adapter
 	s        *stage
-	overflow []item // records beyond the FIFO, in arrival order
+	overflow sim.FIFO[item] // records beyond the FIFO, in arrival order
 }
 
 // Bits of an MMIO arrival's argument: qpn<<32 | low 32 bits of the
@@ -56,14 +56,14 @@ func (d *doorbell) Handle(now sim.Tick, arg uint64) {
 	} else {
 		a.Stats.Doorbells++
 	}
-	if len(d.overflow) == 0 && d.s.in.CanSend() {
+	if d.overflow.Len() == 0 && d.s.in.CanSend() {
 		if err := d.s.in.Send(m); err != nil {
 			panic(err)
 		}
 		return
 	}
 	a.Stats.DoorbellOverflow++
-	d.overflow = append(d.overflow, m)
+	d.overflow.Push(m)
 }
 
 // widen rebuilds a 64-bit index from its low 32 bits, given an upper
@@ -82,11 +82,11 @@ func (d *doorbell) accept(*stage, item, sim.Tick) acceptResult { return acceptSy
 // leave is the stage's output: the QP context learns the new producer
 // index and the scheduler gets the QP.
 func (d *doorbell) leave(m item, now sim.Tick) {
-	for len(d.overflow) > 0 && d.s.in.CanSend() {
-		if err := d.s.in.Send(d.overflow[0]); err != nil {
+	for d.overflow.Len() > 0 && d.s.in.CanSend() {
+		if err := d.s.in.Send(d.overflow.Peek()); err != nil {
 			panic(err)
 		}
-		d.overflow = d.overflow[1:]
+		d.overflow.Drop()
 	}
 	qp := d.a.qps[m.qp]
 	if m.idx <= qp.nicPI {

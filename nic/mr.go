@@ -138,8 +138,8 @@ func (t byIndex[T]) at(idx uint32) *T {
 type pendingCalls struct {
 	a       *Adapter
 	calls   []pendingCall
-	free    []int // slots of calls not used
-	waiting []int // initialisations waiting for a TPT write slot
+	free    []int         // slots of calls not used
+	waiting sim.FIFO[int] // initialisations waiting for a TPT write slot
 }
 
 type pendingCall struct {
@@ -199,7 +199,7 @@ func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
 func (p *pendingCalls) writeInitMPT(id int) {
 	a := p.a
 	if !a.tpt.CanWrite() {
-		p.waiting = append(p.waiting, id)
+		p.waiting.Push(id)
 		return
 	}
 	if err := a.tpt.WriteMPT(p.calls[id].mr.Index(), p, callEvInitDone|uint64(id)); err != nil {
@@ -211,15 +211,15 @@ func (p *pendingCalls) writeInitMPT(id int) {
 // writeSlotFree writes waiting initialisations while TPT write slots last.
 // Small enough to inline: most freed slots find none waiting.
 func (p *pendingCalls) writeSlotFree() {
-	if len(p.waiting) > 0 {
+	if p.waiting.Len() > 0 {
 		p.writeWaiting()
 	}
 }
 
 func (p *pendingCalls) writeWaiting() {
-	for len(p.waiting) > 0 && p.a.tpt.CanWrite() {
-		id := p.waiting[0]
-		p.waiting = p.waiting[1:]
+	for p.waiting.Len() > 0 && p.a.tpt.CanWrite() {
+		id := p.waiting.Peek()
+		p.waiting.Drop()
 		p.writeInitMPT(id)
 	}
 }
