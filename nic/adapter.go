@@ -188,7 +188,6 @@ func (q *mmioQueue) retry() {
 		if err := q.a.mmio.MMIOWrite(r.addr, r.bytes, r.h, r.arg); err != nil {
 			return
 		}
-		*q.held.Front() = mmioReq{} // the link holds its handler now
-		q.held.Drop()
+		q.held.Pop() // the link holds its handler now
 	}
 }

@@ -53,11 +53,7 @@ func (q *dmaQueue) issue(r dmaReq) {
 // Wake issues waiting requests while the DMA engine has room.
 func (q *dmaQueue) Wake() {
 	for q.wait.Len() > 0 && q.a.dma.CanAccept() {
-		f := q.wait.Front()
-		r := *f
-		*f = dmaReq{} // its handler is r's now
-		q.wait.Drop()
-		q.issue(r)
+		q.issue(q.wait.Pop())
 	}
 	if q.wait.Len() > 0 {
 		q.a.dma.AddWaker(q)

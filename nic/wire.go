@@ -217,10 +217,7 @@ func (w *Wire) send(from int, p packet) {
 // Handle delivers the oldest packet of direction arg to the far end.
 func (w *Wire) Handle(now sim.Tick, arg uint64) {
 	d := &w.dirs[arg]
-	f := d.inFlight.Front()
-	p := *f
-	*f = packet{} // its payload buffer is p's now
-	d.inFlight.Drop()
+	p := d.inFlight.Pop()
 	w.ends[1-arg].receive(now, p)
 }
 

@@ -74,3 +74,14 @@ func (r *FIFO[T]) Drop() {
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
 }
+
+// Pop removes and returns the oldest value and clears its slot, so that
+// the buffer keeps no pointer the value held; the FIFO must not be empty.
+func (r *FIFO[T]) Pop() T {
+	s := &r.buf[r.head]
+	v := *s
+	var zero T
+	*s = zero
+	r.Drop()
+	return v
+}

@@ -27,6 +27,9 @@ func TestFIFOKeepsOrderAcrossGrowthAndWrap(t *testing.T) {
 			f.Commit()
 			ref = append(ref, next)
 			next++
+		case len(ref) > 0 && op == 5:
+			require.Equal(t, ref[0], f.Pop())
+			ref = ref[1:]
 		case len(ref) > 0:
 			require.Equal(t, ref[0], f.Peek())
 			require.Equal(t, ref[0], *f.Front())
@@ -57,4 +60,18 @@ func TestFIFOGrowsToAPowerOfTwoAndStops(t *testing.T) {
 	}
 	require.Equal(t, 16, f.Cap())
 	require.Equal(t, 9, f.Len())
+}
+
+// TestFIFOPopClearsTheSlot: Pop returns the oldest value and leaves no
+// pointer of it in the buffer, where Drop leaves the slot as it was.
+func TestFIFOPopClearsTheSlot(t *testing.T) {
+	var f FIFO[*int]
+	a, b := new(int), new(int)
+	f.Push(a)
+	f.Push(b)
+	require.Same(t, a, f.Pop())
+	require.Nil(t, f.buf[0], "Pop clears the slot")
+	f.Drop()
+	require.Same(t, b, f.buf[1], "Drop leaves the slot")
+	require.Equal(t, 0, f.Len())
 }
