@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/nicsim/nicsim/sim"
 )
@@ -19,6 +20,10 @@ const SignificantDigits = 6
 // in nanoseconds to the picosecond: 3), sim.Summary fields (statistics in
 // picoseconds or bytes) to 3 decimals, every other float to
 // SignificantDigits. New fields are rounded without further code.
+//
+// The walk reads each struct type's fields once (planOf) and never enters
+// a field that cannot hold a float: a result's counters and labels cost
+// nothing.
 func Round(v any) { roundValue(reflect.ValueOf(v), -1) }
 
 func roundValue(v reflect.Value, decimals int) {
@@ -32,25 +37,86 @@ func roundValue(v reflect.Value, decimals int) {
 			roundValue(v.Index(i), decimals)
 		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[sim.Summary]() {
+		p := planOf(v.Type())
+		if p.summary {
 			decimals = 3
 		}
-		for i := range v.NumField() {
-			f := v.Type().Field(i)
-			if !f.IsExported() {
-				continue
-			}
+		for _, f := range p.fields {
 			d := decimals
-			if tag, ok := f.Tag.Lookup("round"); ok {
-				d, _ = strconv.Atoi(tag)
+			if f.tagged {
+				d = f.decimals
 			}
-			roundValue(v.Field(i), d)
+			roundValue(v.Field(f.index), d)
 		}
 	case reflect.Float64:
 		if v.CanSet() {
 			v.SetFloat(roundFloat(v.Float(), decimals))
 		}
 	}
+}
+
+// roundPlan is what Round reads of a struct type: the exported fields
+// that may hold a float, each with its `round` tag if it has one.
+type roundPlan struct {
+	summary bool // sim.Summary: 3 decimals
+	fields  []roundField
+}
+
+type roundField struct {
+	index    int
+	tagged   bool
+	decimals int
+}
+
+// roundPlans caches planOf by type; a sweep's jobs round at once.
+var roundPlans sync.Map // reflect.Type -> *roundPlan
+
+// planOf is the plan of struct type t, built on its first use.
+func planOf(t reflect.Type) *roundPlan {
+	if p, ok := roundPlans.Load(t); ok {
+		return p.(*roundPlan)
+	}
+	p := &roundPlan{summary: t == reflect.TypeFor[sim.Summary]()}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || !mayHoldFloat(f.Type) {
+			continue
+		}
+		rf := roundField{index: i}
+		if tag, ok := f.Tag.Lookup("round"); ok {
+			rf.tagged = true
+			rf.decimals, _ = strconv.Atoi(tag)
+		}
+		p.fields = append(p.fields, rf)
+	}
+	roundPlans.Store(t, p)
+	return p
+}
+
+// mayHoldFloat reports whether a value of type t can reach a float64
+// through exported fields, elements or pointers. An interface may hold
+// anything; a type that refers to itself is taken to (the walk stops at
+// nil pointers and empty slices).
+func mayHoldFloat(t reflect.Type) bool { return holdsFloat(t, map[reflect.Type]bool{}) }
+
+func holdsFloat(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.Float64, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsFloat(t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			return true
+		}
+		seen[t] = true
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holdsFloat(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // roundFloat rounds x to decimals places, or to SignificantDigits when

@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -27,50 +26,6 @@ type Adapter struct {
 	NIC    nic.Spec  `yaml:"nic" json:"nic"`
 	// Wire joins host a to host b when a generator is a remote kind.
 	Wire nic.WireSpec `yaml:"wire" json:"wire"`
-}
-
-// MarshalJSON writes the adapter as a file holds it: the nic section
-// without its tpt (which is the mtt section), so a resolved config.json
-// point loads back as a workload. Field order is kept.
-func (a Adapter) MarshalJSON() ([]byte, error) {
-	nb, err := json.Marshal(a.NIC)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(nb))
-	if _, err := dec.Token(); err != nil { // {
-		return nil, err
-	}
-	var nicJSON bytes.Buffer
-	nicJSON.WriteByte('{')
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if k == "tpt" {
-			continue
-		}
-		if nicJSON.Len() > 1 {
-			nicJSON.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		nicJSON.Write(kb)
-		nicJSON.WriteByte(':')
-		nicJSON.Write(v)
-	}
-	nicJSON.WriteByte('}')
-	return json.Marshal(struct {
-		Preset string          `json:"preset"`
-		PCIe   pcie.Spec       `json:"pcie"`
-		MTT    mtt.Spec        `json:"mtt"`
-		NIC    json.RawMessage `json:"nic"`
-		Wire   nic.WireSpec    `json:"wire"`
-	}{a.Preset, a.PCIe, a.MTT, nicJSON.Bytes(), a.Wire})
 }
 
 // syncTPT makes the NIC's TPT the `mtt` section.

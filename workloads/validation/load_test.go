@@ -113,3 +113,14 @@ func TestSourcesSectionTextStopsAtTheNextSection(t *testing.T) {
 	_, ok = sourcesSectionText(doc, "3")
 	require.False(t, ok)
 }
+
+// TestSlugIsOneToSixtyFourLowerCaseCharacters: a name or id is 1 to 64
+// lower-case letters, digits and '-', not starting with '-'.
+func TestSlugIsOneToSixtyFourLowerCaseCharacters(t *testing.T) {
+	for s, want := range map[string]bool{
+		"a": true, "lat-64": true, "0": true, strings.Repeat("a", 64): true,
+		"": false, "-a": false, "A": false, "a_b": false, "a b": false, strings.Repeat("a", 65): false,
+	} {
+		require.Equal(t, want, isSlug(s), "%q", s)
+	}
+}
