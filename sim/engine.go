@@ -302,7 +302,7 @@ func (e *Engine) dispatch(t Tick) bool {
 		if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
 			c += uint64(bits.TrailingZeros64(b))
 		} else if uint(q.n-1) < uint(q.ringCap) {
-			c = r.advance()
+			c = r.advance(q.n)
 		} else {
 			if !e.stepSlow(e.until) {
 				return false

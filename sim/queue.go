@@ -121,11 +121,11 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 		return event{}, false
 	}
 	if q.ringMode() {
-		if q.small.peek().at > t {
+		if q.small.peek(q.n).at > t {
 			return event{}, false
 		}
 		q.n--
-		return q.small.take(), true
+		return q.small.take(q.n + 1), true
 	}
 	if !q.calendarMode {
 		q.near.settle()
@@ -149,7 +149,7 @@ func (q *eventQueue) popUntil(t Tick) (event, bool) {
 func (q *eventQueue) pop() event {
 	q.n--
 	if q.ringMode() {
-		return q.small.take()
+		return q.small.take(q.n + 1)
 	}
 	if !q.calendarMode {
 		q.near.settle()
@@ -181,7 +181,7 @@ func (q *eventQueue) pop() event {
 // observable.
 func (q *eventQueue) peek() Tick {
 	if q.ringMode() {
-		return q.small.peek().at
+		return q.small.peek(q.n).at
 	}
 	q.near.settle()
 	if !q.calendarMode {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/bits"
 	"unsafe"
 )
@@ -190,13 +191,20 @@ func (r *nearRing) linkAfter(h, id uint8) {
 
 // next is the absolute slot of the earliest event in the bitmap words
 // after the one of absolute slot c (mod the bitmap's length), in ring
-// order, and whether the ring holds one.
-func (r *nearRing) next(c uint64) (uint64, bool) {
+// order, and whether the ring holds one; n is the set's events, in the
+// ring and in far.
+func (r *nearRing) next(c uint64, n int) (uint64, bool) {
+	if n == len(r.far) {
+		return 0, false
+	}
 	w := c >> 6
 	for i := uint64(1); i <= ringSlots/64; i++ {
 		if b := r.bits[(w+i)&(ringSlots/64-1)]; b != 0 {
 			return (w+i)<<6 + uint64(bits.TrailingZeros64(b)), true
 		}
+	}
+	if Invariants {
+		panic(fmt.Sprintf("sim: invariant: the ring holds none of %d events, far %d", n, len(r.far)))
 	}
 	return 0, false
 }
@@ -204,23 +212,27 @@ func (r *nearRing) next(c uint64) (uint64, bool) {
 // settle makes the window start at the earliest event: it moves cur up to
 // its slot, or, with the ring empty, to the first far event's slot, pulling
 // in the far events the moved window covers. It returns the ring position
-// of the earliest event. The set must not be empty.
-func (r *nearRing) settle() uint64 {
+// of the earliest event. n is the number of events the set holds, in the
+// ring and in far; it must not be 0.
+func (r *nearRing) settle(n int) uint64 {
 	if p := r.cur & (ringSlots - 1); r.head[p] != 0 {
 		return p // the usual case: more events on the current slot
 	}
-	return r.advance()
+	return r.advance(n)
 }
 
-// advance is settle when the current slot is empty.
-func (r *nearRing) advance() uint64 {
+// advance is settle when the current slot is empty. When every one of the
+// n events is in far (a model idle until a distant event: a firmware
+// command's completion) it does not look through the ring's bitmap words,
+// which would find all 64 empty.
+func (r *nearRing) advance(n int) uint64 {
 	// The earliest event's slot: usually in the bitmap word of the
 	// current slot, else in a later one (next).
 	c := r.cur
 	if b := r.bits[c>>6&(ringSlots/64-1)] >> (c & 63); b != 0 {
 		c += uint64(bits.TrailingZeros64(b))
-	} else if n, ok := r.next(c); ok {
-		c = n
+	} else if s, ok := r.next(c, n); ok {
+		c = s
 	} else { // the ring is empty: the window moves to the first far event
 		c = uint64(r.far[0].at) >> ringShift
 	}
@@ -266,9 +278,9 @@ func (r *nearRing) pull() {
 	}
 }
 
-// peek is the next event's key. The set must not be empty.
-func (r *nearRing) peek() qkey {
-	p := r.settle()
+// peek is the next event's key; the set holds n events, at least one.
+func (r *nearRing) peek(n int) qkey {
+	p := r.settle(n)
 	return r.node(r.head[p]).k
 }
 
@@ -288,9 +300,10 @@ func (r *nearRing) unlinkHead(p uint64, id uint8) {
 	r.free = id
 }
 
-// take removes and returns the next event. The set must not be empty.
-func (r *nearRing) take() event {
-	p := r.settle()
+// take removes and returns the next event; the set holds n events, at
+// least one.
+func (r *nearRing) take(n int) event {
+	p := r.settle(n)
 	id := r.head[p]
 	nd := r.node(id)
 	r.unlinkHead(p, id)
@@ -300,8 +313,8 @@ func (r *nearRing) take() event {
 // drain appends the set's n events to dst, in order, and empties it.
 func (r *nearRing) drain(dst []event, n int) []event {
 	r.epoch++
-	for range n {
-		dst = append(dst, r.take())
+	for i := range n {
+		dst = append(dst, r.take(n-i))
 	}
 	return dst
 }
