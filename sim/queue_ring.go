@@ -17,7 +17,9 @@ import (
 // depends on how many events are pending.
 //
 // The ring does not count its events: the queue that holds it does, and
-// says how many there are where the ring needs to know (drain).
+// says how many there are where the ring needs to know: to drain them, and
+// to tell an empty ring, all of whose events are in far, without reading
+// its bitmap (settle).
 //
 // Invariant: every event of absolute slot s with cur <= s < cur+ringSlots
 // is in ring position s mod ringSlots; every later one is in far; none is

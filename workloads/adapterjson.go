@@ -20,7 +20,7 @@ func (a Adapter) MarshalJSON() ([]byte, error) {
 		MTT    mtt.Spec     `json:"mtt"`
 		NIC    any          `json:"nic"`
 		Wire   nic.WireSpec `json:"wire"`
-	}{a.Preset, a.PCIe, a.MTT, nicFile.of(a.NIC), a.Wire})
+	}{a.Preset, a.PCIe, a.MTT, nicFile.of(reflect.ValueOf(a.NIC)), a.Wire})
 }
 
 // nicFile is nic.Spec as a file holds it: a struct type built once with
@@ -51,9 +51,9 @@ func newFileView(t reflect.Type) fileView {
 	return v
 }
 
-// of copies s's fields into a value of the view.
-func (v fileView) of(s nic.Spec) any {
-	src := reflect.ValueOf(&s).Elem()
+// of copies the fields of src, a value of the viewed type, into a value of
+// the view.
+func (v fileView) of(src reflect.Value) any {
 	dst := reflect.New(v.t).Elem()
 	for i, j := range v.from {
 		dst.Field(i).Set(src.Field(j))
