@@ -35,16 +35,18 @@ type fileView struct {
 	from []int
 }
 
-// newFileView builds the view of t without its modelSkip field.
+// newFileView builds the view of t without its modelSkip field (and its
+// unexported fields, which encoding/json leaves out too).
 func newFileView(t reflect.Type) fileView {
 	var v fileView
 	var fields []reflect.StructField
+	skip, skips := modelSkip[t]
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == modelSkip[t] {
-			continue
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); !f.IsExported() || skips && name == skip {
+			continue // encoding/json writes no unexported field
 		}
-		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+		fields = append(fields, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag, Anonymous: f.Anonymous})
 		v.from = append(v.from, i)
 	}
 	v.t = reflect.StructOf(fields)

@@ -54,3 +54,24 @@ func topKeys(t *testing.T, obj []byte) []string {
 	}
 	return keys
 }
+
+// TestFileViewKeepsExportedFieldsAndDropsUnexportedOnes: the view of a
+// type keeps its exported fields in order, with their tags and embedding,
+// and drops unexported ones, as encoding/json does; a type modelSkip does
+// not name loses no other field (an untagged one included).
+func TestFileViewKeepsExportedFieldsAndDropsUnexportedOnes(t *testing.T) {
+	type Inner struct {
+		C int `json:"c"`
+	}
+	type spec struct {
+		A      int `json:"a"`
+		hidden int
+		Inner
+		B string `json:"b"`
+	}
+	v := newFileView(reflect.TypeFor[spec]())
+	require.Equal(t, []int{0, 2, 3}, v.from)
+	b, err := json.Marshal(v.of(reflect.ValueOf(spec{A: 1, hidden: 2, Inner: Inner{C: 3}, B: "x"})))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"a":1,"c":3,"b":"x"}`, string(b))
+}
