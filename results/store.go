@@ -9,34 +9,61 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // PointsDir is the folder of a sweep's output where each point's result is
-// kept as it finishes (<index>.json, the index in the whole sweep), so a
-// sweep holds one point at a time in memory however many it has, and an
-// interrupted sweep can be resumed (nicsim sweep --resume). It is removed
-// once the sweep's results are complete.
+// kept as it finishes (<index>.json, the index in the whole sweep), so
+// that an interrupted sweep can be resumed (nicsim sweep --resume). It is
+// removed once the sweep's results are complete.
 const PointsDir = "points"
 
-// PointStore is the points folder of an output folder.
-type PointStore struct{ dir string }
+// PointsKeptBytesMax is how much of the points' results.json text a point
+// store also keeps in memory, with the points themselves (about as much
+// again), so that writing the outputs need not read those points back and
+// encode them again: 32 MiB, assumed (some 600 points of the built-in
+// sweeps; the memory budget already counts 1 MiB per point's results,
+// docs/workloads.md). Points past it are read back from their files.
+const PointsKeptBytesMax = 32 << 20
+
+// PointStore is the points folder of an output folder, and the points it
+// keeps in memory.
+type PointStore struct {
+	dir string
+
+	mu        sync.Mutex
+	kept      map[int]keptPoint
+	keptBytes int
+	keptMax   int
+}
+
+// keptPoint is a point kept in memory and its element of results.json's
+// points list (writePointJSON).
+type keptPoint struct {
+	p    *PointResult
+	json []byte
+}
 
 // NewPointStore is the point store of output folder out, created if
-// needed.
-func NewPointStore(out string) (*PointStore, error) {
+// needed, keeping up to PointsKeptBytesMax of points in memory.
+func NewPointStore(out string) (*PointStore, error) { return newPointStore(out, PointsKeptBytesMax) }
+
+func newPointStore(out string, keptMax int) (*PointStore, error) {
 	d := filepath.Join(out, PointsDir)
-	return &PointStore{dir: d}, os.MkdirAll(d, 0o755)
+	return &PointStore{dir: d, kept: map[int]keptPoint{}, keptMax: keptMax}, os.MkdirAll(d, 0o755)
 }
 
 func (s *PointStore) path(k int) string { return filepath.Join(s.dir, strconv.Itoa(k)+".json") }
 
 // Put keeps point k's result (written to a temporary file, then renamed,
-// so a point file is complete or absent). A partial point is not kept.
+// so a point file is complete or absent), in memory too while the store
+// has room: the caller must not change p afterwards. A partial point is
+// not kept.
 func (s *PointStore) Put(k int, p *PointResult) error {
 	if p.Partial {
 		return nil
 	}
-	b, err := json.Marshal(p)
+	b, err := pointJSON(p)
 	if err != nil {
 		return err
 	}
@@ -44,7 +71,16 @@ func (s *PointStore) Put(k int, p *PointResult) error {
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, s.path(k))
+	if err := os.Rename(tmp, s.path(k)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keptBytes+len(b) <= s.keptMax {
+		s.kept[k] = keptPoint{p, b}
+		s.keptBytes += len(b)
+	}
+	return nil
 }
 
 // Has reports whether point k's result is kept.
@@ -53,30 +89,42 @@ func (s *PointStore) Has(k int) bool {
 	return err == nil
 }
 
-// Get reads point k's result.
-func (s *PointStore) Get(k int) (*PointResult, error) {
+// Get returns point k's result and its element of results.json's points
+// list: kept in memory, or read from its file (the element then nil).
+func (s *PointStore) Get(k int) (*PointResult, []byte, error) {
+	s.mu.Lock()
+	kp, ok := s.kept[k]
+	s.mu.Unlock()
+	if ok {
+		return kp.p, kp.json, nil
+	}
 	b, err := os.ReadFile(s.path(k))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var p PointResult
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %v", s.path(k), err)
+		return nil, nil, fmt.Errorf("%s: %v", s.path(k), err)
 	}
-	return &p, nil
+	return &p, nil, nil
 }
 
-// Remove deletes the points folder.
-func (s *PointStore) Remove() error { return os.RemoveAll(s.dir) }
+// Remove deletes the points folder and forgets the points kept in memory.
+func (s *PointStore) Remove() error {
+	s.mu.Lock()
+	s.kept, s.keptBytes = map[int]keptPoint{}, 0
+	s.mu.Unlock()
+	return os.RemoveAll(s.dir)
+}
 
 // WriteStreamed writes results.json, results.csv and timeseries.csv into
 // dir for a result whose points are read one at a time (point(i) for i
-// in 0..n-1), holding one in memory at a time. head is the result without
-// its points. The bytes are those WriteResults writes for the whole
-// result.
-func WriteStreamed(dir string, head *Result, n int, point func(i int) (*PointResult, error)) error {
+// in 0..n-1), with the point's element of results.json's points list when
+// the caller has it (nil: encoded here). head is the result without its
+// points. The bytes are those WriteResults writes for the whole result.
+func WriteStreamed(dir string, head *Result, n int, point func(i int) (*PointResult, []byte, error)) error {
 	files := map[string]*bufio.Writer{}
 	for _, name := range []string{ResultsJSON, ResultsCSV, TimeseriesCSV} {
 		f, err := os.Create(filepath.Join(dir, name))
@@ -96,11 +144,11 @@ func WriteStreamed(dir string, head *Result, n int, point func(i int) (*PointRes
 	rc.Write(t.header)
 	tw := newTimeseriesWriter(files[TimeseriesCSV], t)
 	for i := range n {
-		p, err := point(i)
+		p, js, err := point(i)
 		if err != nil {
 			return err
 		}
-		if err := writePointJSON(files[ResultsJSON], p, i); err != nil {
+		if err := writePointJSON(files[ResultsJSON], p, js, i); err != nil {
 			return err
 		}
 		rc.WriteAll(t.rows(p))
@@ -140,17 +188,23 @@ func jsonFrame(head *Result) ([]byte, []byte, error) {
 	return b[:i], b[i:], nil
 }
 
-// writePointJSON writes point p as the i-th element of the points list,
+// pointJSON is point p as an element of results.json's points list,
 // indented as EncodeJSON indents it.
-func writePointJSON(w *bufio.Writer, p *PointResult, i int) error {
-	b, err := json.MarshalIndent(p, "    ", "  ")
-	if err != nil {
-		return err
+func pointJSON(p *PointResult) ([]byte, error) { return json.MarshalIndent(p, "    ", "  ") }
+
+// writePointJSON writes point p, whose pointJSON is b when not nil, as the
+// i-th element of the points list.
+func writePointJSON(w *bufio.Writer, p *PointResult, b []byte, i int) error {
+	if b == nil {
+		var err error
+		if b, err = pointJSON(p); err != nil {
+			return err
+		}
 	}
 	if i > 0 {
 		w.WriteByte(',')
 	}
 	w.WriteString("\n    ")
-	_, err = w.Write(b)
+	_, err := w.Write(b)
 	return err
 }

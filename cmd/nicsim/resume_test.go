@@ -84,7 +84,7 @@ func TestResumeKeepsFinishedPointsAndRefusesAChangedWorkloadOrOrder(t *testing.T
 	kept := filepath.Join(dir, results.PointsDir, "0.json")
 	b, err := os.ReadFile(kept)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(kept, bytes.Replace(b, []byte(`"events":`), []byte(`"events":7`), 1), 0o644))
+	require.NoError(t, os.WriteFile(kept, bytes.Replace(b, []byte(`"events": `), []byte(`"events": 7`), 1), 0o644))
 
 	interruptSource = func() (func() bool, func()) { return func() bool { return false }, func() {} }
 	require.NoError(t, os.WriteFile(wl, []byte(strings.Replace(src, "seed: 4", "seed: 5", 1)), 0o644))

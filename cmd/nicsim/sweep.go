@@ -288,12 +288,12 @@ func (c *sweepCmd) write(out *results.OutDir, store *results.PointStore, interru
 	w0 := c.lf.Points[0]
 	res := &results.Result{Workload: w0.Name, Seed: w0.Run.Seed, Sweep: c.lf.Sweep, Partial: interrupted || len(have) < len(idx)}
 	slim := *res
-	err = results.WriteStreamed(dir, res, len(have), func(i int) (*results.PointResult, error) {
-		p, err := store.Get(have[i])
+	err = results.WriteStreamed(dir, res, len(have), func(i int) (*results.PointResult, []byte, error) {
+		p, js, err := store.Get(have[i])
 		if err == nil {
 			slim.Points = append(slim.Points, slimPoint(*p, i))
 		}
-		return p, err
+		return p, js, err
 	})
 	if err == nil {
 		err = results.WriteJSON(filepath.Join(dir, results.ConfigJSON), c.config())
