@@ -184,13 +184,8 @@ func (g *generator) startStream(now sim.Tick, s int) {
 		idx := st.free[len(st.free)-1]
 		sl := &g.slots[idx]
 		sl.op.Bytes, sl.op.Units = 0, 0
-		err := g.src.Start(now, &sl.op, g)
-		if errors.Is(err, ErrBusy) {
-			g.blocked = true
-			return
-		}
-		if err != nil {
-			g.fail(fmt.Errorf("generator %q: %w", g.cfg.Name, err))
+		if err := g.src.Start(now, &sl.op, g); err != nil {
+			g.refused(err)
 			return
 		}
 		st.free = st.free[:len(st.free)-1]
@@ -200,6 +195,16 @@ func (g *generator) startStream(now sim.Tick, s int) {
 			st.head++
 		}
 	}
+}
+
+// refused is a source's refusal to start an operation: busy (the stream
+// waits until the source kicks it) or an error that fails the generator.
+func (g *generator) refused(err error) {
+	if errors.Is(err, ErrBusy) {
+		g.blocked = true
+		return
+	}
+	g.fail(fmt.Errorf("generator %q: %w", g.cfg.Name, err))
 }
 
 func (g *generator) fail(err error) {
