@@ -36,6 +36,7 @@ type runCmd struct {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
+	results.PrefetchJSON() // the result files' types, analysed beside the run
 	c := &runCmd{args: args, stdout: stdout, stderr: stderr}
 	if code, ok := c.parse(args); !ok {
 		return code

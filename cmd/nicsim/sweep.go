@@ -37,6 +37,7 @@ type sweepCmd struct {
 }
 
 func runSweepCmd(args []string, stdout, stderr io.Writer) int {
+	results.PrefetchJSON() // the result files' types, analysed beside the sweep
 	c, code, ok := parseSweep(args, stderr)
 	if !ok {
 		return code
