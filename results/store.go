@@ -21,9 +21,11 @@ const PointsDir = "points"
 // PointsKeptBytesMax is how much of the points' results.json text a point
 // store also keeps in memory, with the points themselves (about as much
 // again), so that writing the outputs need not read those points back and
-// encode them again: 32 MiB, assumed (some 600 points of the built-in
-// sweeps; the memory budget already counts 1 MiB per point's results,
-// docs/workloads.md). Points past it are read back from their files.
+// encode them again: 32 MiB, assumed (about 70 points the size of
+// rdma-read-write's, 450 KB of text each, or 340 of translation-reach-
+// cliff's, 97 KB; the memory budget already counts 1 MiB per point's
+// results, docs/workloads.md). Points past it are read back from their
+// files.
 const PointsKeptBytesMax = 32 << 20
 
 // PointStore is the points folder of an output folder, and the points it
