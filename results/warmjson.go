@@ -13,9 +13,9 @@ import (
 // encodes one, once a process: for a run's types that is about 16 M
 // instructions, most of a short run's own work (docs/kernel.md, "Short
 // runs"). Started as a command begins, the analysis runs on another core
-// beside the loading of the workload and the simulation, and a first
-// encoding waits only for what is still being analysed. The bytes encoded
-// are the same either way.
+// beside the loading of the workload and the simulation; a first real
+// encoding finds a type analysed, or waits for (or repeats) the part still
+// under way. The bytes encoded are the same either way.
 func PrefetchJSON() { go warmJSON() }
 
 // warmJSON encodes each of warmValues and throws the bytes away.
