@@ -2,9 +2,15 @@ package results
 
 import (
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
@@ -74,5 +80,33 @@ func BenchmarkEncodeJSON(b *testing.B) {
 		if _, err := EncodeJSON(r); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkWritePlotPNG encodes the PNG of the same sweep's
+// throughput-over-time figure, drawn once: as plots are saved (writePNG)
+// and by image/png at its best speed, which filters every row adaptively,
+// in one run.
+func BenchmarkWritePlotPNG(b *testing.B) {
+	j := timeseriesJobs(seriesResult(1))[0]
+	c := vgimg.PngCanvas{Canvas: vgimg.New(7*vg.Inch+j.f.legendWidth(), j.height)}
+	j.f.p.Draw(draw.New(c))
+	for _, enc := range []struct {
+		name  string
+		write func(io.Writer, image.Image) error
+	}{
+		{"unfiltered", writePNG},
+		{"image-png", func(w io.Writer, m image.Image) error {
+			return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(w, m)
+		}},
+	} {
+		b.Run(enc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := enc.write(io.Discard, c.Image()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -1,9 +1,7 @@
 package results
 
 import (
-	"bufio"
 	"fmt"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,19 +87,11 @@ func saveFormat(f *figure, name, format string, w, h, lw vg.Length) error {
 	return err
 }
 
-// writeCanvas writes c to w. A PNG is compressed at zlib's best speed:
-// image/png's default level spends about twice the time in deflate for
-// files 2 to 4 % smaller (a plot is mostly flat colour).
+// writeCanvas writes c to w: a PNG canvas by writePNG.
 func writeCanvas(w io.Writer, c vg.CanvasWriterTo) error {
-	pc, ok := c.(vgimg.PngCanvas)
-	if !ok {
-		_, err := c.WriteTo(w)
-		return err
+	if pc, ok := c.(vgimg.PngCanvas); ok {
+		return writePNG(w, pc.Image())
 	}
-	b := bufio.NewWriter(w)
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(b, pc.Image()); err != nil {
-		return err
-	}
-	return b.Flush()
+	_, err := c.WriteTo(w)
+	return err
 }
