@@ -29,11 +29,14 @@ const pngIDATBytesMax = 1 << 16
 // writePNG writes m to w as a PNG: an opaque *image.RGBA as 8-bit RGB rows
 // of filter type None; any other image by image/png.
 func writePNG(w io.Writer, m image.Image) error {
+	b := bufio.NewWriter(w)
 	rgba, ok := m.(*image.RGBA)
 	if !ok || !rgba.Opaque() {
-		return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(w, m)
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(b, m); err != nil {
+			return err
+		}
+		return b.Flush()
 	}
-	b := bufio.NewWriter(w)
 	pw := &pngChunks{w: b, idat: make([]byte, 0, pngIDATBytesMax)}
 	if err := pw.header(rgba.Bounds()); err != nil {
 		return err
