@@ -51,11 +51,20 @@ func printSpeed(w io.Writer, res *results.Result, m results.Meta) {
 
 // printSweepSpeed prints the figures of the points a sweep ran itself,
 // not those a resumed sweep took from an earlier process, over its wall
-// time with jobs points at once; nothing when it ran none.
+// time with up to jobs points at once; nothing when it ran none.
 func printSweepSpeed(w io.Writer, s speed, m *results.SweepMeta, jobs int) {
 	if s.points == 0 {
 		return
 	}
 	s.wallS, s.peakResidentB = m.WallSeconds, m.PeakResidentBytes
-	s.print(w, fmt.Sprintf(" (the %d points run now, %d at once)", s.points, jobs))
+	s.print(w, sweepSpeedTail(s.points, jobs))
+}
+
+// sweepSpeedTail says which points the figures count and how many ran at
+// once: never more than there were.
+func sweepSpeedTail(points, jobs int) string {
+	if points == 1 {
+		return " (the 1 point run now)"
+	}
+	return fmt.Sprintf(" (the %d points run now, %d at once)", points, min(jobs, points))
 }

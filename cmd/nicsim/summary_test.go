@@ -47,3 +47,11 @@ func summaryRow(t *testing.T, stdout, kind string) string {
 	t.Fatalf("no summary row of kind %s in:\n%s", kind, stdout)
 	return ""
 }
+
+// A sweep's speed line counts its points in the right number and never
+// says more ran at once than there were.
+func TestSweepSpeedLineSaysNoMorePointsAtOnceThanRan(t *testing.T) {
+	require.Equal(t, " (the 1 point run now)", sweepSpeedTail(1, 2))
+	require.Equal(t, " (the 3 points run now, 2 at once)", sweepSpeedTail(3, 2))
+	require.Equal(t, " (the 2 points run now, 2 at once)", sweepSpeedTail(2, 8))
+}
