@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func saveFormat(f *figure, name, format string, w, h, lw vg.Length) error {
 		return err
 	}
 	dc := draw.New(c)
-	f.p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	drawPlot(f, c, draw.Crop(dc, 0, -lw, 0, 0))
 	f.legend.Draw(draw.Crop(dc, w-lw+0.1*vg.Inch, 0, 0, -0.4*vg.Inch))
 	out, err := os.Create(name)
 	if err != nil {
@@ -85,6 +86,20 @@ func saveFormat(f *figure, name, format string, w, h, lw vg.Length) error {
 		err = cerr
 	}
 	return err
+}
+
+// drawPlot draws f's plot on dc, part of canvas c. A PNG canvas starts
+// white (vgimg), so the plot's own white background, which the rasteriser
+// would paint over every pixel of it, is left out there: the pixels are the
+// same (TestPNGPlotIsTheSameWithoutItsWhiteBackground). An SVG has no
+// background of its own and keeps it.
+func drawPlot(f *figure, c vg.CanvasWriterTo, dc draw.Canvas) {
+	bg := f.p.BackgroundColor
+	if _, png := c.(vgimg.PngCanvas); png && bg == color.White {
+		f.p.BackgroundColor = nil
+		defer func() { f.p.BackgroundColor = bg }()
+	}
+	f.p.Draw(dc)
 }
 
 // writeCanvas writes c to w: a PNG canvas by writePNG.

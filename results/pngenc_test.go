@@ -110,3 +110,23 @@ func TestPNGWriteErrorIsReturned(t *testing.T) {
 		require.ErrorIs(t, writePNG(&failWriter{n}, m), errDiskFull, "failing after %d bytes", n)
 	}
 }
+
+// TestPNGPlotIsTheSameWithoutItsWhiteBackground: a plot drawn on a PNG
+// canvas by drawPlot, which leaves out a white background's fill, has
+// every pixel of the plot drawn with it, whatever its background, and
+// keeps its background for the SVG drawn next.
+func TestPNGPlotIsTheSameWithoutItsWhiteBackground(t *testing.T) {
+	for _, bg := range []color.Color{color.White, color.RGBA{R: 230, G: 240, B: 250, A: 255}} {
+		for _, j := range timeseriesJobs(utilisationResult(2, 3)) {
+			j.f.p.BackgroundColor = bg
+			w := 7*vg.Inch + j.f.legendWidth()
+			filled := vgimg.PngCanvas{Canvas: vgimg.New(w, j.height)}
+			j.f.p.Draw(draw.New(filled))
+			skipped := vgimg.PngCanvas{Canvas: vgimg.New(w, j.height)}
+			drawPlot(j.f, skipped, draw.New(skipped))
+			require.Equal(t, bg, j.f.p.BackgroundColor, "%s: the background is kept for the SVG", j.stem)
+			a, b := filled.Image().(*image.RGBA), skipped.Image().(*image.RGBA)
+			require.True(t, bytes.Equal(a.Pix, b.Pix), "%s on %v: every pixel the same", j.stem, bg)
+		}
+	}
+}
