@@ -32,13 +32,13 @@
 // tick is taken out again. Up to 2048 it is one implicit 4-ary heap whose
 // keys (time, then priority and sequence packed in one word) sit apart from
 // the handlers. Above it the queue is a calendar: a ring of unsorted
-// buckets, one per window of about 1024 events, whose width follows the
+// buckets, one per window of about 2048 events, whose width follows the
 // measured event spacing; when dispatch reaches a window, its bucket is
 // sorted once by a counting sort on the time offset and dispatched from the
 // front. Each mode returns to the smaller one at a quarter of its bound.
-// PHOLD in one run (BenchmarkPHOLDQueues, 4x10^6 events): 1.78x the events/s
-// of a plain 4-ary heap at N=1000 M=10 and 3.45x at N=10000 M=100, with no
-// allocation per event.
+// PHOLD (BenchmarkPHOLDQueues, 4x10^6 events, 13 runs on a quiet machine):
+// 1.49x to 1.51x the events/s of a plain 4-ary heap at N=1000 M=10 and 2.5x
+// to 2.8x at N=10000 M=100, with no allocation per event.
 //
 // An event that would do nothing when it runs need not be queued: Reserve
 // takes the place it would take, and the component queues it there

@@ -41,9 +41,10 @@ const (
 	// windowTarget is the number of events per window aimed for. A window
 	// is sorted in linear time (windowRun), so a wide window costs little
 	// per event, and fewer, fuller buckets keep the ring's append points in
-	// cache; 1024 measured best among 64 to 4096 on PHOLD at N*M = 10^4 and
-	// 10^6 (BenchmarkPHOLDQueues).
-	windowTarget  = 1024
+	// cache. On PHOLD at N*M = 10^4 and 10^6 (BenchmarkPHOLDQueues), 2048
+	// measured best on a quiet machine among 512 to 4096, 1024 under load
+	// among 64 to 4096 (docs/kernel.md, "Speed").
+	windowTarget  = 2048
 	bucketFillMax = 2 * windowTarget // mean bucket fill that doubles the ring
 	bucketFillMin = windowTarget / 8 // mean bucket fill that halves it
 	minBuckets    = 16

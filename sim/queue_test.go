@@ -164,7 +164,11 @@ func TestQueueMatchesReferenceHeapThroughRingChanges(t *testing.T) {
 	}
 	ringSizes, prevRing := map[int]bool{}, 0
 	sawShrink, sawBack, shifts := false, false, map[uint]bool{}
-	for _, target := range []int{70_000, 20_000, 3_000, 100, 40_000, 0} {
+	// The populations scale with the window (the ring doubles at
+	// bucketFillMax = 2*windowTarget entries per bucket): the first grows the
+	// ring twice, the next ones shrink it, go back to heap mode and grow again.
+	k := windowTarget / 1024
+	for _, target := range []int{70_000 * k, 20_000 * k, 3_000 * k, 100, 40_000 * k, 0} {
 		g := newDelayGen(rng)
 		for steps := 0; q.Len() != target || steps < 10_000; steps++ {
 			nPush, nPop := rng.IntN(3), rng.IntN(3)
