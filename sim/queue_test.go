@@ -167,7 +167,7 @@ func TestQueueMatchesReferenceHeapThroughRingChanges(t *testing.T) {
 	// The populations scale with the window (the ring doubles at
 	// bucketFillMax = 2*windowTarget entries per bucket): the first grows the
 	// ring twice, the next ones shrink it, go back to heap mode and grow again.
-	k := windowTarget / 1024
+	k := max(1, windowTarget/1024)
 	for _, target := range []int{70_000 * k, 20_000 * k, 3_000 * k, 100, 40_000 * k, 0} {
 		g := newDelayGen(rng)
 		for steps := 0; q.Len() != target || steps < 10_000; steps++ {
