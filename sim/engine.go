@@ -242,8 +242,8 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 		if earlier(&nd.k, &r.nodes[first].k) { // before the first
 			nd.next = first
 			r.head[p] = id
-		} else {
-			r.linkAfter(first, id)
+		} else if r.linkAfter(first, id) && q.crowded() {
+			return handle{} // the queue left ring mode
 		}
 	}
 	return handle{uint32(id), r.epoch}
@@ -253,7 +253,7 @@ func (e *Engine) schedule(k Key, h Handler, arg uint64) handle {
 func (e *Engine) scheduleSlow(k Key, h Handler, arg uint64) handle {
 	if q := &e.q; q.n < q.ringCap {
 		q.n++
-		return handle{q.small.insert(k, h, arg), q.small.epoch}
+		return q.ringInsert(k, h, arg)
 	}
 	ev := event{at: k.at, ord: k.ord, h: h, arg: arg}
 	if e.alt == nil {

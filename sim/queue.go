@@ -7,7 +7,8 @@ import "math"
 //
 //   - ring mode, up to ringOn events (a NIC model keeps a few dozen): a
 //     timing wheel of nanosecond slots over the next microseconds, later
-//     events in a small heap (nearRing);
+//     events in a small heap (nearRing); above ringCrowd events it ends as
+//     soon as a slot's list grows long (crowded);
 //   - heap mode, up to calendarOn events: every event sits in one 4-ary
 //     heap (nearHeap);
 //   - calendar mode, above it: a calendar queue in the manner of R. Brown
@@ -50,9 +51,19 @@ const (
 	calendarOn  = 2048
 	calendarOff = calendarOn / 4
 
-	// ringOn and ringOff bound ring mode, with the same hysteresis.
-	ringOn  = 64
-	ringOff = ringOn / 4
+	// ringOn and ringOff bound ring mode. Up to ringCrowd events the ring
+	// is the fastest whatever their spread; above it, up to ringOn (as
+	// many as its node pool holds), only while they spread over many
+	// slots: a new event linked further than ringWalkMax into its slot's
+	// list ends ring mode (crowded). Measured in one run
+	// (BenchmarkQueueHold, ring against heap mode, 96 to 240 pending):
+	// with exponential increments the ring took 0.6 to 0.7 of heap
+	// mode's time, with clock-like ones (a few ticks shared by many) 1.3
+	// to 1.7 times it. The queue returns to ring mode below ringOff, a
+	// quarter of ringCrowd.
+	ringOn    = ringNodes - 2
+	ringCrowd = 64
+	ringOff   = ringCrowd / 4
 )
 
 func newEventQueue() *eventQueue {
@@ -77,7 +88,9 @@ func (q *eventQueue) Len() int { return q.n }
 func (q *eventQueue) push(ev event) {
 	q.n++
 	if q.ringMode() {
-		q.small.insert(qkey{ev.at, ev.ord}, ev.h, ev.arg)
+		if _, long := q.small.insert(qkey{ev.at, ev.ord}, ev.h, ev.arg); long && q.crowded() {
+			return
+		}
 		if q.n > ringOn {
 			q.ringToHeap()
 		}
@@ -102,6 +115,29 @@ func (q *eventQueue) push(ev event) {
 // handle names a queued event the queue can take out again: its ring node
 // and the ring's epoch when it was queued. The zero handle names none.
 type handle struct{ node, epoch uint32 }
+
+// ringInsert adds an event to the ring, in ring mode, and returns its
+// handle: one that names no event when the event went to the far heap,
+// or when the ring was crowded and the queue left ring mode.
+func (q *eventQueue) ringInsert(k qkey, h Handler, arg uint64) handle {
+	id, long := q.small.insert(k, h, arg)
+	if long && q.crowded() {
+		return handle{}
+	}
+	return handle{id, q.small.epoch}
+}
+
+// crowded ends ring mode when more than ringCrowd events are pending:
+// a new event was linked far into its slot's list, where a heap places
+// events for less. It reports whether it did. Below ringCrowd the ring
+// stays, however crowded: it is the fastest there.
+func (q *eventQueue) crowded() bool {
+	if q.n <= ringCrowd {
+		return false
+	}
+	q.ringToHeap()
+	return true
+}
 
 // remove takes out the event at time at that h names, if the queue can; it
 // reports whether it did. The event must not have been dispatched.

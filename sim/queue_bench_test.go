@@ -31,7 +31,7 @@ func BenchmarkQueueHold(b *testing.B) {
 		if dist == "clock" {
 			inc = clock
 		}
-		for _, size := range []int{8, 64, 512, 4096, 32768, 1 << 20} {
+		for _, size := range []int{8, 64, 192, 512, 4096, 32768, 1 << 20} {
 			b.Run(fmt.Sprintf("%s/n=%d", dist, size), func(b *testing.B) {
 				runs := make([]func(k int), len(benchQueues))
 				for i, bq := range benchQueues {

@@ -51,6 +51,12 @@ const (
 	// uses at most ringOn+1 nodes (and node 0, unused), and the free list,
 	// last in first out, never hands out the rest.
 	ringNodes = 256
+
+	// ringWalkMax is the longest walk along a slot's list that a crowded
+	// ring may take without leaving ring mode: a new event linked further
+	// than this from its list's head, with more than ringCrowd events
+	// pending, sends them all to heap mode (eventQueue.crowded).
+	ringWalkMax = 8
 )
 
 // The ring's node pool must hold every event of ring mode.
@@ -109,31 +115,33 @@ func (r *nearRing) append(s uint64, id uint8) {
 	r.tail[p] = id
 }
 
-// insert adds an event and returns its node (0: in far). Engine.schedule
-// writes its usual case out.
-func (r *nearRing) insert(k qkey, h Handler, arg uint64) uint32 {
+// insert adds an event and returns its node (0: in far) and whether it
+// was linked into its slot's list further than ringWalkMax from the head.
+// Engine.schedule writes its usual case out.
+func (r *nearRing) insert(k qkey, h Handler, arg uint64) (uint32, bool) {
 	s := uint64(k.at) >> ringShift
 	if s-r.cur >= ringSlots || r.free == 0 {
 		return r.insertOutside(k, payload{h, arg}, s)
 	}
 	id := r.fill(k, h, arg)
+	long := false
 	if p := s & (ringSlots - 1); r.head[p] != 0 && before(&k, &r.nodes[r.tail[p]].k) == 1 {
-		r.link(s, id)
+		long = r.link(s, id)
 	} else {
 		r.append(s, id)
 	}
-	return uint32(id)
+	return uint32(id), long
 }
 
 // insertOutside adds an event of absolute slot s outside the window: to
 // far when it is later, into the ring after a rewind when it is earlier.
-func (r *nearRing) insertOutside(k qkey, v payload, s uint64) uint32 {
+func (r *nearRing) insertOutside(k qkey, v payload, s uint64) (uint32, bool) {
 	if r.free == 0 {
 		panic("sim: ring: node pool exhausted") // unreachable: ring mode ends above ringOn events
 	}
 	if s >= r.cur {
 		r.farPush(event{at: k.at, ord: k.ord, h: v.h, arg: v.arg})
-		return 0
+		return 0, false
 	}
 	r.rewind(s)
 	return r.insert(k, v.h, v.arg)
@@ -166,29 +174,35 @@ func (r *nearRing) remove(n uint32, at Tick) {
 }
 
 // link puts node id in order into the non-empty list of position p, not
-// after its tail.
-func (r *nearRing) link(p uint64, id uint8) {
+// after its tail, and reports whether it walked further than ringWalkMax
+// (linkAfter).
+func (r *nearRing) link(p uint64, id uint8) bool {
 	p &= ringSlots - 1
 	nd := r.node(id)
 	h := r.head[p]
 	if before(&nd.k, &r.node(h).k) == 1 {
 		nd.next = h
 		r.head[p] = id
-		return
+		return false
 	}
-	r.linkAfter(h, id)
+	return r.linkAfter(h, id)
 }
 
 // linkAfter puts node id in order into the list that holds node h, after
-// h and not after the list's tail.
-func (r *nearRing) linkAfter(h, id uint8) {
+// h and not after the list's tail. It reports whether it walked past more
+// than ringWalkMax nodes: many events share the slot, and a heap would
+// place them for less.
+func (r *nearRing) linkAfter(h, id uint8) bool {
 	nd := r.node(id)
 	k := &nd.k
+	walked := 0
 	for before(&r.node(r.node(h).next).k, k) == 1 {
 		h = r.node(h).next
+		walked++
 	}
 	nd.next = r.node(h).next
 	r.node(h).next = id
+	return walked > ringWalkMax
 }
 
 // next is the absolute slot of the earliest event in the bitmap words

@@ -269,20 +269,33 @@ func TestWindowSortOrdersTiesWhateverTheirArrivalOrder(t *testing.T) {
 }
 
 // TestRingModeMatchesReferenceAcrossModeChanges drives the queue around the
-// small populations of ring mode and across its bounds (ringOn up to heap
-// mode, ringOff back) against the reference 4-ary heap, with events on the
-// same slot out of order (the slot list's insertion), beyond the window (the
-// far heap), and earlier than the window's start after a peek moved it (the
-// rewind): every dispatch and every peek must agree.
+// small populations of ring mode and across its bounds (a crowded slot
+// above ringCrowd and ringOn up to heap mode, ringOff back) against the
+// reference 4-ary heap, with events on the same slot out of order (the slot
+// list's insertion), beyond the window (the far heap), and earlier than the
+// window's start after a peek moved it (the rewind): every dispatch and
+// every peek must agree.
 func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 	seed := testSeed(t)
 	rng := Stream(seed, "queue-ring-mode")
 	q, ref := newEventQueue(), &heap4Queue{}
 	var now Tick
 	var seq uint64
-	toHeap, toRing, linked, far, rewound := 0, 0, 0, 0, 0
-	for _, target := range []int{4, ringOn + 20, 2, ringOn - 1, ringOn * 3, 0, 40, 0} {
-		g := newDelayGen(rng)
+	toHeap, toRing, linked, far, rewound, crowdedOut, wide := 0, 0, 0, 0, 0, 0, 0
+	// Two phases draw their delays so as to reach both ways out of ring
+	// mode whatever the seed: above ringCrowd into a few slots under mixed
+	// priorities (crowded), and spread over a microsecond up to ringOn.
+	crowd := delayGen{rng: rng, spread: 1, ties: 4, grid: 8}
+	spread := delayGen{rng: rng, spread: US}
+	phases := []struct {
+		target int
+		g      *delayGen
+	}{{4, nil}, {ringCrowd + 20, &crowd}, {2, nil}, {ringOn + 20, nil}, {2, nil}, {ringOn - 1, &spread}, {ringOn * 3, nil}, {0, nil}, {40, nil}, {0, nil}}
+	for _, ph := range phases {
+		target, g := ph.target, newDelayGen(rng)
+		if ph.g != nil {
+			g = *ph.g
+		}
 		for steps := 0; q.Len() != target || steps < 3000; steps++ {
 			nPush, nPop := rng.IntN(3), rng.IntN(3)
 			if q.Len() < target {
@@ -316,6 +329,12 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 				ref.push(ev)
 				if was && !q.ringMode() {
 					toHeap++
+					if q.Len() <= ringOn {
+						crowdedOut++
+					}
+				}
+				if q.ringMode() && q.Len() > ringCrowd {
+					wide++
 				}
 			}
 			for k := min(nPop, q.Len()); k > 0; k-- {
@@ -336,6 +355,62 @@ func TestRingModeMatchesReferenceAcrossModeChanges(t *testing.T) {
 	require.Positive(t, linked, "no event was linked into a slot ahead of its tail")
 	require.Positive(t, far, "no event went beyond the window")
 	require.Positive(t, rewound, "the window never moved back")
+	require.Positive(t, crowdedOut, "no crowded slot ended ring mode below ringOn events")
+	require.Positive(t, wide, "ring mode never held more than ringCrowd events")
+}
+
+// Above ringCrowd events, ring mode lasts while they spread over many
+// slots, up to ringOn: one event per slot never walks a list.
+func TestRingModeHoldsSpreadEventsUpToRingOn(t *testing.T) {
+	q := newEventQueue()
+	for i := 1; i <= ringOn; i++ {
+		q.push(event{at: Tick(i) << ringShift, ord: uint64(i), arg: uint64(i)})
+		require.True(t, q.ringMode(), "left ring mode at %d spread events", i)
+	}
+	q.push(event{at: 1, ord: ringOn + 1, arg: 0})
+	require.False(t, q.ringMode(), "the queue stayed in ring mode above ringOn events")
+	for i := 0; i <= ringOn; i++ {
+		require.Equal(t, uint64(i), q.pop().arg)
+	}
+}
+
+// A new event linked further than ringWalkMax into its slot's list ends
+// ring mode once more than ringCrowd events are pending, and not before:
+// below ringCrowd the ring is the fastest however crowded. Its order
+// survives the move.
+func TestCrowdedSlotEndsRingModeOnlyAboveRingCrowd(t *testing.T) {
+	for _, via := range []string{"push", "engine"} {
+		t.Run(via, func(t *testing.T) {
+			e := NewEngine()
+			l := &orderLog{}
+			x := &orderItem{l: l}
+			// Each new event at 5 ns goes after those of priority 0 and
+			// before the one of priority 2: a walk as long as the list.
+			add := func(prio, seq int) {
+				k := Key{5 * NS, uint64(prio)<<seqBits | uint64(seq)}
+				if via == "push" {
+					e.q.n++
+					e.q.ringInsert(k, x, uint64(seq))
+					return
+				}
+				e.schedule(k, x, uint64(seq))
+			}
+			add(2, 0)
+			seq := 1
+			for ; seq <= ringCrowd-1; seq++ {
+				add(0, seq)
+				require.True(t, e.q.ringMode(), "a crowded slot ended ring mode at %d events", e.q.n)
+			}
+			add(0, seq)
+			require.False(t, e.q.ringMode(), "a crowded slot kept ring mode at %d events", e.q.n)
+			e.Run()
+			want := make([]int, 0, seq+1)
+			for i := 1; i <= seq; i++ {
+				want = append(want, i)
+			}
+			require.Equal(t, append(want, 0), l.got)
+		})
+	}
 }
 
 // Ring mode holds up to ringOn+1 events at once, all of them in one slot
