@@ -19,11 +19,10 @@ type RunOptions struct {
 	Interrupted func() bool
 	// Progress is told the fraction done (0..1) between slices.
 	Progress func(done float64)
+	// slice, when not 0, makes every slice that long (the tests' check
+	// that where slices end changes no result).
+	slice sim.Tick
 }
-
-// SliceMax is the most simulated time run between two checks for an
-// interrupt and two progress updates.
-const SliceMax = 10 * sim.US
 
 func usToTick(us float64) sim.Tick { return sim.FromNanoseconds(us * 1000) }
 
@@ -172,16 +171,22 @@ func (r *pointRun) start() {
 // why it stopped: duration, sim_time_max, ops or interrupted.
 func (r *pointRun) advance(opts RunOptions) (string, error) {
 	eng := r.m.Env.Engine
-	slice := min(SliceMax, max(r.end/100, sim.NS))
+	var every sim.Tick
 	if r.sampler != nil {
-		slice = min(slice, r.sampler.every) // slices only stop the engine between events: results stay the same
+		every = r.sampler.every
+	}
+	slices := newSlicer(r.end, every)
+	if opts.slice > 0 {
+		slices = slicer{len: opts.slice, min: opts.slice, fixed: true}
 	}
 	stop := "duration"
 	if r.w.Run.DurationUS == 0 {
 		stop = "sim_time_max"
 	}
 	for eng.Now() < r.end {
-		eng.RunUntil(min(eng.Now()+slice, r.end))
+		ran := eng.Executed()
+		eng.RunUntil(min(eng.Now()+slices.len, r.end))
+		slices.ran(eng.Executed() - ran)
 		if r.sampler != nil {
 			r.sampler.sample(eng.Now())
 		}
