@@ -23,12 +23,13 @@ type frDriver struct {
 	pairs    uint64
 	posted   uint64
 	done     uint64
+	perQP    []uint64 // pairs done, by QP
 	failures uint64
 	buf      [64]Result
 }
 
 func newFRDriver(t testing.TB, h *harness, nQPs, mrsPerQP, nPages int, pairs uint64) *frDriver {
-	d := &frDriver{h: h, pages: pages(nPages), length: uint64(nPages) * PageSizeBytes, pairs: pairs}
+	d := &frDriver{h: h, pages: pages(nPages), length: uint64(nPages) * PageSizeBytes, pairs: pairs, perQP: make([]uint64, nQPs)}
 	for q := 0; q < nQPs; q++ {
 		qp := h.qp(uint32(2 * mrsPerQP))
 		d.qps = append(d.qps, qp)
@@ -78,6 +79,7 @@ func (d *frDriver) Handle(now sim.Tick, arg uint64) {
 		}
 		if r.Type == OpInvalidate {
 			d.done++
+			d.perQP[r.RequestContext>>32]++
 			d.post(int(r.RequestContext>>32), int(uint32(r.RequestContext)))
 		}
 	}

@@ -77,12 +77,11 @@ func TableBytes(spec Spec) uint64 {
 // arrival time).
 const portSlotBytes = uint64(unsafe.Sizeof(item{})) + 16
 
-// stageBytes is one stage: its in-flight records (latency x items per
-// cycle / interval, at least depthMin; extra bytes each) and its queue,
+// stageBytes is one stage: its in-flight records (StageSpec.depth, at
+// least depthMin; extra bytes each) and its queue,
 // each a ring of a power of two of slots.
 func stageBytes(s StageSpec, depthMin, extra uint64) uint64 {
-	depth := max(uint64(s.LatencyCycles)*uint64(s.ItemsPerCycle)/max(uint64(s.IntervalCycles), 1), 1, depthMin)
-	return ringSlots(depth)*(uint64(unsafe.Sizeof(inflight{}))+extra) + ringSlots(uint64(s.QueueDepth))*portSlotBytes
+	return ringSlots(s.depth(depthMin))*(uint64(unsafe.Sizeof(inflight{}))+extra) + ringSlots(uint64(s.QueueDepth))*portSlotBytes
 }
 
 // ringSlots is the slots of a ring that holds n (at least 1): the smallest

@@ -24,7 +24,7 @@ type mptUpdate struct{ a *Adapter }
 
 func newMPTUpdate(a *Adapter, e *engine) *stage {
 	s := a.newStage(e.prefix, "MPTUpdate", a.spec.MPTUpdate, mptUpdate{a}, 0)
-	a.tptWrites.stages = append(a.tptWrites.stages, s)
+	a.tptWrites.add(s, e)
 	return s
 }
 
@@ -56,7 +56,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		w.tExec = now
 		return acceptSync
 	}
-	if !a.tpt.CanWrite() {
+	if !a.tptWrites.mayWrite(s.writerEngine) {
 		a.Stats.TPTWriteStalls++
 		return acceptStall
 	}

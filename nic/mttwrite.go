@@ -18,7 +18,7 @@ type mttWrite struct{ a *Adapter }
 
 func newMTTWrite(a *Adapter, e *engine) *stage {
 	s := a.newStage(e.prefix, "MTTWrite", a.spec.MTTWrite, mttWrite{a}, 0)
-	a.tptWrites.stages = append(a.tptWrites.stages, s)
+	a.tptWrites.add(s, e)
 	return s
 }
 
@@ -33,7 +33,7 @@ func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	if w.skip || w.op != OpFastRegister {
 		return acceptSync
 	}
-	if !a.tpt.CanWrite() {
+	if !a.tptWrites.mayWrite(s.writerEngine) {
 		a.Stats.TPTWriteStalls++
 		return acceptStall // woken by tptWriters
 	}
@@ -59,9 +59,45 @@ func mttWriteBytes(off, count uint32) uint64 {
 // tptWriters handles the TPT's registration writes: when one has left the
 // NIC, what waits for a write slot may go on, in this order: pending
 // initialisations, the firmware, each engine's MTT write and MPT update.
+//
+// The engines take the slots in turn (a round-robin arbiter): an engine
+// refused a slot waits, and while engines wait a free slot goes to the
+// first of them from turn on, then turn moves past it. Without the turn,
+// the engine whose stages are woken first would take every freed slot
+// while its own requests last, and the others would starve.
 type tptWriters struct {
-	a      *Adapter
-	stages []*stage
+	a       *Adapter
+	stages  []*stage // each engine's MTT write and MPT update, engine by engine
+	engines int      // the adapter's execution engines (at most 64)
+	waiting uint64   // bit e: a stage of engine e was refused and has taken no slot since
+	turn    int      // the engine first in line among the waiting ones
+}
+
+// add makes s, a stage of engine e, a writer.
+func (t *tptWriters) add(s *stage, e *engine) {
+	s.writerEngine = int(e.idx)
+	t.stages = append(t.stages, s)
+}
+
+// mayWrite reports whether a stage of engine e may take a write slot now:
+// one is free and no other engine waits ahead of e. When it may not, e
+// waits.
+func (t *tptWriters) mayWrite(e int) bool {
+	if t.a.tpt.CanWrite() && (t.waiting == 0 || t.waiting == 1<<e || t.first() == e) {
+		return true
+	}
+	t.waiting |= 1 << e
+	return false
+}
+
+// first is the waiting engine first in line: the first from turn on.
+func (t *tptWriters) first() int {
+	for i := range t.engines {
+		if e := (t.turn + i) % t.engines; t.waiting&(1<<e) != 0 {
+			return e
+		}
+	}
+	return -1
 }
 
 var _ sim.Handler = (*tptWriters)(nil)
@@ -71,6 +107,10 @@ func (t *tptWriters) Handle(sim.Tick, uint64) { t.wake() }
 func (t *tptWriters) wake() {
 	t.a.calls.writeSlotFree()
 	t.a.fw.writeSlotFree()
+	t.wakeStages()
+}
+
+func (t *tptWriters) wakeStages() {
 	for _, s := range t.stages {
 		s.drv.Wake()
 	}
@@ -91,10 +131,24 @@ func (t *tptWriters) slotFree() bool { return t.a.tpt.CanWrite() }
 // counts such a stall then makes no call.
 func (t *tptWriters) countStall() { t.a.Stats.TPTWriteStalls++ }
 
+// granted: engine e took a slot; the turn passes to the engine after it.
+// A slot still free goes to the next waiting engine, whose stages were
+// refused and wait for a wake.
+func (t *tptWriters) granted(e int) {
+	t.waiting &^= 1 << e
+	t.turn = (e + 1) % t.engines
+	if t.waiting != 0 && t.a.tpt.CanWrite() {
+		t.wakeStages()
+	}
+}
+
 // slotTaken is a stage's accept taking a write slot: when that was the last,
 // the tick another writing stage has queued for this edge, after this
 // one, may find none (stage.reserveWriteStall).
 func (t *tptWriters) slotTaken(by *stage, now sim.Tick) {
+	if t.waiting != 0 {
+		t.granted(by.writerEngine)
+	}
 	if t.a.tpt.CanWrite() {
 		return
 	}

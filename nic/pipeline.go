@@ -13,7 +13,7 @@ func (a *Adapter) build() error {
 	a.cpu.a = a
 	a.calls.a = a
 	a.irq.a = a
-	a.tptWrites.a = a
+	a.tptWrites.a, a.tptWrites.engines = a, int(a.spec.ExecEngines)
 	a.fw.init(a)
 	a.req.a = a
 	a.resp.init(a)

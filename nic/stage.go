@@ -113,20 +113,35 @@ type stage struct {
 	waits *sim.Meter
 	// writeStall: the reserved idle tick's accept finds no TPT write slot
 	// (reserveWriteStall, writeStallsAt).
-	writeStall bool
-	writer     tptWriteWork // work, when its items may need a TPT write slot
-	writes     *tptWriters  // the TPT's write slots, when writer is set
+	writeStall   bool
+	writer       tptWriteWork // work, when its items may need a TPT write slot
+	writes       *tptWriters  // the TPT's write slots, when writer is set
+	writerEngine int          // the engine a writer belongs to (tptWriters.add)
 }
 
 var _ sim.Handler = (*stage)(nil)
 var _ sim.WakeIdler = (*stage)(nil)
 var _ sim.QuietTicker = (*stage)(nil)
 
+// depth is the items a stage of s holds in flight at most, at least
+// depthMin: enough to take ItemsPerCycle items every IntervalCycles while
+// each stays LatencyCycles. An item taken at cycle c leaves at c+L-1 (the
+// port to the next stage adds the last cycle; stage.hold), before the
+// stage takes new items in that cycle, so ceil((L-1)/I) batches of
+// ItemsPerCycle are in flight as one more is taken; and at least one
+// batch. It is never below L x ItemsPerCycle / I, the count it was sized
+// by before, so no stage holds fewer items than it did.
+func (s StageSpec) depth(depthMin uint64) uint64 {
+	l, ipc, iv := uint64(s.LatencyCycles), uint64(s.ItemsPerCycle), max(uint64(s.IntervalCycles), 1)
+	batches := max((max(l, 1)-1+iv-1)/iv, 1)
+	return max(l*ipc/iv, batches*ipc, depthMin)
+}
+
 // newStage builds the stage prefix+kind doing work, timed by spec, with
 // room for at least depthMin items in flight. Its statistics are
 // NIC.Stage.<kind>, shared by the stages of that kind on every engine.
 func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, depthMin int) *stage {
-	depth := max(int(spec.LatencyCycles)*int(spec.ItemsPerCycle)/int(spec.IntervalCycles), 1, depthMin)
+	depth := int(spec.depth(uint64(max(depthMin, 0))))
 	s := &stage{work: work, fl: make([]inflight, ringSlots(uint64(depth))), depth: depth, st: a.Stats.stage(kind)}
 	s.flMask = len(s.fl) - 1
 	s.block = a.newBlock(prefix+kind, spec, s)
@@ -264,10 +279,11 @@ func (s *stage) wakeNext(now sim.Tick, resourceStall bool) {
 // TPT write slot for the item it would accept: its head item is ready by
 // then and its output queue full now, and the TPT has no free write slot
 // now. A pop from the queue, a freed slot or any other wake before then
-// makes it a real tick.
+// makes it a real tick. With several engines such ticks stay real: the
+// refusal makes the engine wait its turn (tptWriters.mayWrite).
 func (s *stage) writeStallsAt(next sim.Tick) bool {
 	w := s.writer
-	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || s.writes.slotFree() {
+	if w == nil || s.n == 0 || s.n == s.depth || next < s.nextAccept || s.out.Len() < s.out.Cap() || s.writes.slotFree() || s.writes.engines > 1 {
 		return false
 	}
 	if s.headAt > next {
@@ -376,10 +392,11 @@ func (s *stage) QuietAt(at, pending sim.Tick) bool {
 // item in flight and will try to accept one that needs a write slot, it
 // can only stall and ask for no other tick; unless a freed slot or
 // anything else wakes the stage first, it is reserved
-// (sim.TickDriver.ReserveIdle) and its stall counted by IdleTick.
+// (sim.TickDriver.ReserveIdle) and its stall counted by IdleTick; not with
+// several engines (writeStallsAt).
 func (s *stage) reserveWriteStall(now sim.Tick) {
 	w := s.writer
-	if w == nil || s.n > 0 || now < s.nextAccept {
+	if w == nil || s.n > 0 || now < s.nextAccept || s.writes.engines > 1 {
 		return
 	}
 	if m, ok := s.in.PeekAt(now); ok && w.needsWrite(m) {

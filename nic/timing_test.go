@@ -138,3 +138,46 @@ func TestMoreEnginesRaiseDMAListThroughput(t *testing.T) {
 	require.InDelta(t, 2.0, two/one, 0.2)
 	require.Greater(t, deep, 1.5*two)
 }
+
+// TestTPTWriteSlotsServeEnginesInTurn: with several execution engines
+// contending for the TPT's write slots (16 QPs x 8 pairs, inline lists: the
+// upstream link binds and the slots stay taken), a freed slot goes to the
+// engines in turn, so every QP keeps completing pairs; none starves
+// behind engine 0, whose stages are woken first.
+func TestTPTWriteSlotsServeEnginesInTurn(t *testing.T) {
+	sp := DefaultSpec()
+	sp.ExecEngines = 4
+	h := newHarness(t, sp)
+	d := newFRDriver(t, h, 16, 8, 1, 20000)
+	d.start()
+	h.run()
+	require.Equal(t, uint64(20000), d.done)
+	require.Positive(t, h.a.Stats.TPTWriteStalls, "the load never ran out of TPT write slots")
+	mean := float64(d.done) / float64(len(d.perQP))
+	for q, n := range d.perQP {
+		require.Greater(t, float64(n), 0.5*mean, "QP %d (engine %d) completed %d pairs, the mean is %.0f", q, q%4, n, mean)
+	}
+}
+
+// TestStageThroughputIsItsIntervalWhateverItsLatency: a pipelined stage
+// takes ItemsPerCycle items every IntervalCycles however long each stays:
+// the MPT update stage made the bound (64 cycles an item) gives the same
+// rate with a latency of 8 cycles and of 100 (not a multiple of the
+// interval), and nearly twice the rate with 2 items per interval, though
+// the latency is below the interval.
+func TestStageThroughputIsItsIntervalWhateverItsLatency(t *testing.T) {
+	rate := func(latency, ipc uint32) float64 {
+		sp := DefaultSpec()
+		sp.MPTUpdate.IntervalCycles, sp.MPTUpdate.LatencyCycles, sp.MPTUpdate.ItemsPerCycle = 64, latency, ipc
+		thr, _, _ := runPairs(t, sp, 16, 8, 1, 4000, false)
+		return thr
+	}
+	short, long, wide := rate(8, 1), rate(100, 1), rate(8, 2)
+	t.Logf("MPT update 1 item / 64 cycles: latency 8 %.2f M FR/s, latency 100 %.2f M FR/s; 2 items, latency 8: %.2f M FR/s", short/1e6, long/1e6, wide/1e6)
+	// Two items (a FastRegister and an Invalidate) a pair: 1 GHz / 64 / 2.
+	require.InDelta(t, 1e9/64/2, short, 0.02*short)
+	require.InDelta(t, short, long, 0.02*short)
+	// The doubled rate comes nearer the upstream link's bound on this
+	// load (19 M pairs/s), whose queueing takes a little of it.
+	require.Greater(t, wide, 1.85*short)
+}
