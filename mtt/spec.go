@@ -77,7 +77,8 @@ type Spec struct {
 	// Assumed 2^20 (8 MiB of ICM, 4 GiB of 4 KiB pages); mlx4 sets it with
 	// log_num_mtt (24 in a public report, docs/sources.md §6).
 	MTTEntriesMax uint32 `json:"mtt_entries_max"`
-	// MTTAllocPolicy is "first-fit" or "best-fit".
+	// MTTAllocPolicy is "first-fit" or "best-fit". Assumed first-fit, the
+	// simplest allocator; no source says which a NIC's driver uses.
 	MTTAllocPolicy string `json:"mtt_alloc_policy"`
 	// MPTBaseAddr and MTTBaseAddr are the host (ICM) addresses of the two
 	// tables. Assumed; any 64 B-aligned, non-overlapping addresses will do.
@@ -97,7 +98,9 @@ type Spec struct {
 	// several QPs needs more).
 	RequestsMax uint32 `json:"requests_max"`
 	// WriteOpsMax bounds the registration writes (WriteMPT/WriteMTT calls)
-	// in flight. Assumed 16.
+	// in flight; its meter is NIC.TPT.Writes. Assumed 16: no source gives
+	// it; Coyote's 16 outstanding translations (docs/sources.md §8) are the
+	// same order.
 	WriteOpsMax uint32 `json:"write_ops_max"`
 	// MTTWriteBytesMax is the size of each DMA write of MTT entries: 64 B
 	// (8 entries), the UMR translation-update unit (docs/sources.md §6,

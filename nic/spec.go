@@ -42,7 +42,11 @@ type Spec struct {
 	// TPT.ClockPeriodPS (one clock for the whole NIC).
 	ClockPeriodPS uint64 `json:"clock_period_ps"`
 
-	// Limits reported in NDK_ADAPTER_INFO.
+	// Limits reported in NDK_ADAPTER_INFO. The three queue depths only bound
+	// what a consumer may ask for (NdkCreateQp, NdkCreateCq, the workload
+	// kinds); no source gives them. 1024 WRs is above every committed load's
+	// queue depth (at most 256); the chain kinds cap their CQ at MaxCQDepth,
+	// and a full CQ stalls retirements (Completion.CQFullStalls).
 	FRMRPageCount          uint32 `json:"frmr_page_count"`           // >= 16 (docs/ndk.md 1.3); assumed 256 (1 MiB of 4 KiB pages)
 	MaxInitiatorQueueDepth uint32 `json:"max_initiator_queue_depth"` // assumed 1024
 	MaxReceiveQueueDepth   uint32 `json:"max_receive_queue_depth"`   // assumed 1024
@@ -206,13 +210,17 @@ type Spec struct {
 	// one read. (Kalia's batch of 16 is the doorbell's, not the NIC's.)
 	WQEFetchBatchMax uint32 `json:"wqe_fetch_batch_max"`
 	// WQEFetchOutstandingMax bounds the WQE fetch reads in flight (all QPs).
-	// Assumed 16.
+	// Assumed 16: no RNIC publishes it. The meter NIC.WQEFetch.Reads shows
+	// when it binds.
 	WQEFetchOutstandingMax uint32 `json:"wqe_fetch_outstanding_max"`
 	// ExecEngines is the number of execution engines (processing units);
 	// QP n runs on engine n mod ExecEngines, in order (docs/sources.md 2: one QP
-	// is coupled to one NIC processing unit). Assumed 1: with one dependent
-	// page-list read in flight per engine the model saturates near the
-	// ~1.3 M registrations/s measured with DMA-fetched lists (docs/sources.md 5).
+	// is coupled to one NIC processing unit). Assumed 1. The engine waits for
+	// one dependent page-list read per registration, so DMA-fetched
+	// FastRegister saturates at one 8 B read round trip: 1.93 M/s on the
+	// default spec (docs/nic.md "Measured figures"). The connectx-5 preset
+	// reaches the 1.30 M/s of docs/sources.md 5 because its host read
+	// latency is calibrated from that figure (workloads/preset_devices.go).
 	ExecEngines uint32 `json:"exec_engines"`
 	// PageListFetchesMax is the page-list reads one engine may have in
 	// flight. Items behind a fetching request wait (in-order engine): the
@@ -396,12 +404,17 @@ func (s Spec) Info() AdapterInfo {
 		MaxRegistrationSizeBytes: s.MaxRegistrationSizeBytes,
 		MaxWindowSizeBytes:       s.MaxWindowSizeBytes,
 		FRMRPageCount:            s.FRMRPageCount,
-		MaxInitiatorRequestSge:   1, MaxReceiveRequestSge: 1, MaxReadRequestSge: 1,
+		// assumed: the model's requests carry one SGE.
+		MaxInitiatorRequestSge: 1, MaxReceiveRequestSge: 1, MaxReadRequestSge: 1,
+		// assumed: 1 GiB, the default max_registration_size_bytes; no model
+		// path reads it.
 		MaxTransferLengthBytes: 1 << 30,
 		MaxInitiatorQueueDepth: s.MaxInitiatorQueueDepth,
 		MaxReceiveQueueDepth:   s.MaxReceiveQueueDepth,
 		MaxCqDepth:             s.MaxCQDepth,
-		MaxInboundReadLimit:    16, MaxOutboundReadLimit: 16,
+		// assumed: 16 outstanding RDMA Reads each way; no source gives it
+		// and no model path reads it.
+		MaxInboundReadLimit: 16, MaxOutboundReadLimit: 16,
 		AdapterFlags:   flags,
 		RdmaTechnology: RDMARoCEv2,
 	}

@@ -57,8 +57,12 @@ func DefaultSpec() Spec {
 		NICCplHCredits:  0, // infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)
 		NICCplDCredits:  0,
 
+		// The WC gap is docs/sources.md 2 and 9's ~175 M WC lines/s, the
+		// ceiling of a PCIe gen3 x16 host (Connect-IB). On this gen3 x8 link
+		// the link binds a write-combined stream first: 7877 MB/s / (64 + 24)
+		// B per line = ~90 M lines/s, 11.2 ns a line against the 5.7 ns gap.
 		MMIOIssueGapNS:   100, // docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart
-		MMIOWCIssueGapNS: 5.7, // docs/sources.md 9: ~175 M WC lines/s ceiling
+		MMIOWCIssueGapNS: 5.7, // docs/sources.md 2, 9: ~175 M WC lines/s on gen3 x16 (above)
 		MMIOQueueMax:     256, // assumed: bounded CPU store/WC buffer backlog
 
 		// Assumed, an RNIC's engine at the NIC clock: HanGu has separate DMA
@@ -76,7 +80,7 @@ func DefaultSpec() Spec {
 		WriteTLPsPerCycle:  1,  // assumed: one TLP header a cycle per channel
 		DMAReadQueueDepth:  64, // assumed: a DMA command queue of 64 entries per path
 		DMAWriteQueueDepth: 64, // assumed: a DMA command queue of 64 entries per path
-		MSIXQueueMax:       64, // assumed
+		MSIXQueueMax:       64, // assumed: bounds the MSI-X writes pending in the DMA engine; a queue of 64, as the DMA command queues
 	}
 	e5Host(&s)
 	return s

@@ -21,7 +21,7 @@ import (
 // every sweep) take 6 % fewer bytes in all (41 of them fewer, up to 19 %
 // fewer), the same pixels; a time series of dense curves can take more
 // (14 % more for rdma-read-write's throughput over time).
-// docs/workloads.md, "Plots", gives the time saved.
+// docs/workloads.md, "`nicsim run`" (its Plots item), gives the time saved.
 
 // pngIDATBytesMax is the most image data a PNG chunk carries here.
 const pngIDATBytesMax = 1 << 16

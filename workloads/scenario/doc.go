@@ -21,7 +21,7 @@
 // runner method that performs it, so a new step is one table row and one
 // method.
 //
-// Running (run.go, calls.go, poll.go, memory.go) builds one adapter per
+// Running (run.go, ops.go, poll.go, memory.go) builds one adapter per
 // host, each on a PCIe link of pcie.DefaultSpec, on one sim.Env with seed 1,
 // joined by a wire when there are two hosts. Calls run at the current
 // simulated time; only `run` steps advance the engine, so a scenario's
