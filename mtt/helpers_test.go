@@ -86,6 +86,28 @@ func (d *fakeDMA) Write(addr, bytes uint64, done sim.Handler, arg uint64) error 
 	return d.start(d.writePS, done, arg)
 }
 
+// WritePosted is Write whose sent runs, then done, after the write latency.
+func (d *fakeDMA) WritePosted(addr, bytes uint64, sent sim.Handler, sentArg uint64, done sim.Handler, arg uint64) error {
+	d.Writes++
+	d.WriteBytes += bytes
+	return d.start(d.writePS, postedDone{sent, sentArg, done, arg}, 0)
+}
+
+// postedDone runs a posted write's sent handler, then its done handler.
+type postedDone struct {
+	sent    sim.Handler
+	sentArg uint64
+	done    sim.Handler
+	arg     uint64
+}
+
+func (p postedDone) Handle(now sim.Tick, _ uint64) {
+	p.sent.Handle(now, p.sentArg)
+	if p.done != nil {
+		p.done.Handle(now, p.arg)
+	}
+}
+
 // recorder is a done handler that records completions.
 type recorder struct {
 	n    int

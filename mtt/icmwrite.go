@@ -2,8 +2,11 @@ package mtt
 
 // The registration write path: WriteMPT and WriteMTT take a write slot,
 // update or invalidate the cached lines at once, and queue the op; each
-// tick issues its DMA writes (issueWrites), cut into chunks, and the last
-// write's completion (writeDone) frees the slot.
+// tick issues its DMA writes (issueWrites), cut into chunks. The slot
+// frees when the link has taken the op's last TLP (writeSent): a posted
+// write leaves nothing behind in the NIC. The caller's done runs when the
+// last chunk is visible in host memory; the host makes writes visible in
+// order, so every chunk is by then.
 
 import (
 	"fmt"
@@ -15,31 +18,34 @@ type writeOp struct {
 	tab         int
 	addr, end   uint64
 	chunk       uint64
-	outstanding int
+	outstanding int // chunks issued that the link has not taken yet
 	done        sim.Handler
 	arg         uint64
 }
 
-// writeDone is the completion of one DMA write of write op arg: a handler
-// of its own, which need not dispatch on the event's kind as
-// Translator.Handle does.
-type writeDone struct{ t *Translator }
+// writeSent is the link taking the last TLP of one DMA write of write op
+// arg: a handler of its own, which need not dispatch on the event's kind
+// as Translator.Handle does.
+type writeSent struct{ t *Translator }
 
-func (e writeDone) Handle(now sim.Tick, arg uint64) {
+func (e writeSent) Handle(now sim.Tick, arg uint64) {
 	t, id := e.t, uint32(arg)
 	w := &t.writes[id]
 	w.outstanding--
 	if w.addr == w.end && w.outstanding == 0 {
-		done, darg := w.done, w.arg
 		w.done = nil // write sets every other field; this holds no reference
 		t.freeWrites = append(t.freeWrites, id)
 		t.writesM.Set(now, uint64(len(t.writes)-len(t.freeWrites)))
 		t.Stats.WritesDone++
-		if done != nil {
-			done.Handle(now, darg)
+		if t.slotFreed != nil {
+			t.slotFreed.Handle(now, 0)
 		}
 	}
 }
+
+// OnWriteSlotFree makes h told, h.Handle(now, 0), each time a write slot
+// frees: what waits for one (CanWrite) may try again.
+func (t *Translator) OnWriteSlotFree(h sim.Handler) { t.slotFreed = h }
 
 func (t *Translator) issueWrites() bool {
 	did := false
@@ -51,7 +57,11 @@ func (t *Translator) issueWrites() bool {
 		id := t.writeQ.front()
 		w := &t.writes[id]
 		n := min(w.chunk-w.addr%w.chunk, w.end-w.addr)
-		if err := t.dma.Write(w.addr, n, t.writeEv, uint64(id)); err != nil {
+		var done sim.Handler // the caller's, on the last chunk only
+		if w.addr+n == w.end {
+			done = w.done
+		}
+		if err := t.dma.WritePosted(w.addr, n, t.writeEv, uint64(id), done, w.arg); err != nil {
 			panic(fmt.Sprintf("mtt: %s: DMA write refused after CanAccept: %v", t.name, err))
 		}
 		t.tabs[w.tab&1].stats.ICMWriteBytes += n // tabMPT or tabMTT: the mask spares a bounds check
@@ -70,8 +80,9 @@ func (t *Translator) CanWrite() bool { return len(t.freeWrites) > 0 }
 
 // WriteMPT writes key-table entry index to ICM by DMA (one MPTEntryBytes
 // write) and updates or invalidates the cached copy at once, per
-// CacheWritePolicy. done.Handle(now, arg) runs when the write has left the
-// NIC; done may be nil. The functional change (KeyTable.SetRegion,
+// CacheWritePolicy. done.Handle(now, arg) runs when the write is visible
+// in host memory; done may be nil. Its write slot frees earlier, when the
+// write has left the NIC (OnWriteSlotFree). The functional change (KeyTable.SetRegion,
 // Invalidate, BindWindow, ...) is the caller's and is visible to lookups
 // from the moment it is made; see doc.go.
 func (t *Translator) WriteMPT(index uint32, done sim.Handler, arg uint64) error {

@@ -14,6 +14,10 @@ type DMA interface {
 	AddWaker(w sim.Waker)                                         // register for a wake-up when room frees
 	Read(addr, bytes uint64, done sim.Handler, arg uint64) error  // done.Handle(now,arg) when the last completion byte has arrived at the NIC
 	Write(addr, bytes uint64, done sim.Handler, arg uint64) error // done when the written data is visible in host memory (posted)
+	// WritePosted is Write that also runs sent.Handle(now, sentArg) when
+	// the link has taken the write's last TLP: the NIC holds nothing of it
+	// after that.
+	WritePosted(addr, bytes uint64, sent sim.Handler, sentArg uint64, done sim.Handler, arg uint64) error
 }
 
 // ErrBusy is returned by Lookup, WriteMPT and WriteMTT when the unit has no
@@ -90,7 +94,7 @@ func (tb *table) usedMSHRs(now sim.Tick) {
 // the MTT cache in front of the key table and the MTT in ICM, with lookup
 // ports, hit latency, MSHRs and DMA misses, and the registration write path.
 // It is a sim.Ticker on the NIC clock and a sim.Handler for its own timers
-// and DMA read completions (DMA writes complete through writeDone).
+// and DMA read completions (a DMA write's leaving goes to writeSent).
 type Translator struct {
 	name  string
 	spec  Spec
@@ -110,8 +114,9 @@ type Translator struct {
 	writes     []writeOp
 	freeWrites []uint32
 	writeQ     ring
-	writeEv    writeDone  // the handler of each DMA write's completion
-	writesM    *sim.Meter // write slots in use (WriteOpsMax)
+	writeEv    writeSent   // the handler of each DMA write's leaving the NIC
+	writesM    *sim.Meter  // write slots in use (WriteOpsMax)
+	slotFreed  sim.Handler // told when a write slot frees (OnWriteSlotFree)
 	// writeUpdate: CacheWritePolicy is WriteUpdate (else WriteInvalidate).
 	writeUpdate bool
 
@@ -150,7 +155,7 @@ func New(name string, spec Spec, dma DMA, env *sim.Env) (*Translator, error) {
 		lay: icmLayout{mptBase: spec.MPTBaseAddr, mttBase: spec.MTTBaseAddr, mptEntryBytes: uint64(spec.MPTEntryBytes),
 			mptLineBytes: uint64(spec.MPTCache.LineBytes), mttLineBytes: uint64(spec.MTTCache.LineBytes)}}
 	t.drv = sim.NewTickDriver(name, clock, env.Engine, t)
-	t.writeEv = writeDone{t}
+	t.writeEv = writeSent{t}
 	t.writeUpdate = spec.CacheWritePolicy == WriteUpdate
 	for i, c := range []struct {
 		name       string

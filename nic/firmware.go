@@ -143,7 +143,6 @@ func (f *firmware) Handle(now sim.Tick, arg uint64) {
 	case fwEvWriteDone:
 		c := &f.cmds[id]
 		c.writes--
-		f.a.tptWrites.wake()
 		if c.writes == 0 && c.step == fwStepWaitWrites {
 			f.finishNIC(id)
 		}

@@ -22,8 +22,14 @@ type harness struct {
 
 func newHarness(t testing.TB, spec Spec) *harness {
 	t.Helper()
+	return newHarnessOn(t, spec, pcie.DefaultSpec())
+}
+
+// newHarnessOn is newHarness on a link of link's spec.
+func newHarnessOn(t testing.TB, spec Spec, ls pcie.Spec) *harness {
+	t.Helper()
 	env := sim.NewEnv(1)
-	link, err := pcie.New("PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
+	link, err := pcie.New("PCIe", ls, env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
 	require.NoError(t, err)
 	a, err := New("NIC", spec, env, link, link.DMA())
 	require.NoError(t, err)

@@ -71,7 +71,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.failRequest(qp, m.idx, StatusInvalidDeviceState)
 		return acceptSync
 	}
-	if err := a.tpt.WriteMPT(tok.Index(), &a.tptWrites, 0); err != nil {
+	if err := a.tpt.WriteMPT(tok.Index(), nil, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
 	}
 	a.tptWrites.slotTaken(s, now)

@@ -187,10 +187,10 @@ func (p *pendingCalls) take(id int) pendingCall {
 	return c
 }
 
-// Handle ends a pending initialisation: its MPT write left the NIC.
+// Handle ends a pending initialisation: its MPT write is visible in host
+// memory.
 func (p *pendingCalls) Handle(now sim.Tick, arg uint64) {
 	c := p.take(int(arg & evMask))
-	p.a.tptWrites.wake()
 	c.request(c.ctx, StatusSuccess)
 }
 

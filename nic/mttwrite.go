@@ -40,7 +40,7 @@ func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	if err := a.tpt.MTT().Set(w.mr.mttOff, mtt.PageShift4K, w.pages[:w.npages]); err != nil {
 		panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err)) // pages were checked at post
 	}
-	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, &a.tptWrites, 0); err != nil {
+	if err := a.tpt.WriteMTT(w.mr.mttOff, w.npages, nil, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMTT: %v", a.name, err))
 	}
 	a.tptWrites.slotTaken(s, now)

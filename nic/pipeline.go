@@ -14,6 +14,7 @@ func (a *Adapter) build() error {
 	a.calls.a = a
 	a.irq.a = a
 	a.tptWrites.a, a.tptWrites.engines = a, int(a.spec.ExecEngines)
+	a.tpt.OnWriteSlotFree(&a.tptWrites)
 	a.fw.init(a)
 	a.req.a = a
 	a.resp.init(a)

@@ -30,18 +30,22 @@ type DMA struct {
 }
 
 type dmaReq struct {
-	write  bool
-	msix   bool
-	addr   uint64
-	bytes  uint64
-	off    uint64 // bytes cut into TLPs the link has taken
-	taken  uint64 // TLPs the link has taken
-	recv   uint64 // read: completion bytes received
-	done   sim.Handler
-	arg    uint64
-	called sim.Tick
-	cutAt  sim.Tick // when its first TLP is ready
-	seq    uint64
+	write bool
+	msix  bool
+	addr  uint64
+	bytes uint64
+	off   uint64 // bytes cut into TLPs the link has taken
+	taken uint64 // TLPs the link has taken
+	recv  uint64 // read: completion bytes received
+	done  sim.Handler
+	arg   uint64
+	// sent, when set, runs with sentArg as the transmitter takes the
+	// request's last TLP (WritePosted).
+	sent    sim.Handler
+	sentArg uint64
+	called  sim.Tick
+	cutAt   sim.Tick // when its first TLP is ready
+	seq     uint64
 }
 
 // set makes r a new request, every field set but cutAt and seq, which it
@@ -52,6 +56,7 @@ func (r *dmaReq) set(write, msix bool, addr, bytes uint64, done sim.Handler, arg
 	r.write, r.msix, r.addr, r.bytes = write, msix, addr, bytes
 	r.off, r.taken, r.recv = 0, 0, 0
 	r.done, r.arg, r.called = done, arg, called
+	r.sent = nil
 }
 
 type tagEntry struct {
@@ -111,7 +116,7 @@ func (d *DMA) Wakers() int { return len(d.wakers) }
 // the last completion byte has arrived at the NIC. On error nothing is
 // queued.
 func (d *DMA) Read(addr, bytes uint64, done sim.Handler, arg uint64) error {
-	return d.submit(&d.rd, addr, bytes, done, arg)
+	return d.submit(&d.rd, addr, bytes, done, arg, nil, 0)
 }
 
 // Write queues a DMA write of bytes at addr. Writes are posted; done runs
@@ -121,10 +126,19 @@ func (d *DMA) Read(addr, bytes uint64, done sim.Handler, arg uint64) error {
 // written by DMA therefore counts as seen only when a CPU could see it. On
 // error nothing is queued.
 func (d *DMA) Write(addr, bytes uint64, done sim.Handler, arg uint64) error {
-	return d.submit(&d.wr, addr, bytes, done, arg)
+	return d.submit(&d.wr, addr, bytes, done, arg, nil, 0)
 }
 
-func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) error {
+// WritePosted is Write with one more handler: sent.Handle(now, sentArg)
+// runs as the link's transmitter takes the write's last TLP, when the NIC
+// has handed all its data to the link and holds no buffer of its own for
+// it; done runs when it is visible in host memory, as for Write. sent must
+// not be nil.
+func (d *DMA) WritePosted(addr, bytes uint64, sent sim.Handler, sentArg uint64, done sim.Handler, arg uint64) error {
+	return d.submit(&d.wr, addr, bytes, done, arg, sent, sentArg)
+}
+
+func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64, sent sim.Handler, sentArg uint64) error {
 	// One test for the usual case: 1..TransferBytesMax bytes (0 wraps
 	// above the limit), no wrap, room.
 	if bytes-1 >= TransferBytesMax || addr+bytes < addr || p.queued >= p.depth {
@@ -132,7 +146,9 @@ func (d *DMA) submit(p *path, addr, bytes uint64, done sim.Handler, arg uint64) 
 	}
 	now := d.eng.Now()
 	i := d.alloc()
-	d.reqs[i].set(p.write, false, addr, bytes, done, arg, now)
+	r := &d.reqs[i]
+	r.set(p.write, false, addr, bytes, done, arg, now)
+	r.sent, r.sentArg = sent, sentArg
 	p.queued++
 	p.reqs.Push(i) // enqueue, without the call
 	p.startNext(now)

@@ -270,4 +270,9 @@ func (p *path) take(now sim.Tick, t *tlp) {
 		p.queued--
 		d.roomFreed()
 	}
+	if r.sent != nil {
+		h := r.sent
+		r.sent = nil
+		h.Handle(now, r.sentArg)
+	}
 }

@@ -100,3 +100,22 @@ func TestDMAWriteDoneRunsWhenVisibleToTheHost(t *testing.T) {
 	require.Greater(t, log.times[0], up.at[0]+sim.FromNanoseconds(spec.HostWriteVisibleFixedNS))
 	require.Equal(t, uint64(2), l.Stats().Writes)
 }
+
+// TestWritePostedSentRunsAsTheLinkTakesTheLastTLP: a posted write's sent
+// handler runs once, as the transmitter takes its last TLP, before that
+// TLP has crossed the link, and so before the write is visible, when done
+// runs as for Write.
+func TestWritePostedSentRunsAsTheLinkTakesTheLastTLP(t *testing.T) {
+	spec := DefaultSpec()
+	l, env, up, _ := newTestLink(t, spec)
+	var sent, done doneLog
+	require.NoError(t, l.DMA().WritePosted(0x10000, 1024, &sent, 7, &done, 8)) // four 256 B MWrs
+	env.Engine.Run()
+	require.Equal(t, []uint64{7}, sent.args)
+	require.Equal(t, []uint64{8}, done.args)
+	require.Len(t, up.at, int(1024/spec.MPSBytes))
+	last := up.at[len(up.at)-1]
+	require.Less(t, sent.times[0], last-sim.FromNanoseconds(spec.LinkLatencyNS), "sent before the last MWr crossed the link")
+	require.GreaterOrEqual(t, sent.times[0], up.at[len(up.at)-2]-sim.FromNanoseconds(spec.LinkLatencyNS), "sent no earlier than the MWr before the last left")
+	require.Greater(t, done.times[0], last, "visible after the last MWr arrived")
+}
