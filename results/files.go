@@ -115,7 +115,7 @@ func readResult(path string, empty bool) (*Result, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, ResultsJSON)
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadOutputFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
@@ -126,14 +126,14 @@ func readResult(path string, empty bool) (*Result, error) {
 // one with no point.
 func parseResult(path string, data []byte, empty bool) (*Result, error) {
 	var r Result
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
 		hint := ""
 		if strings.Contains(err.Error(), "unknown field") {
 			hint = " (written by another nicsim version? rerun it, or remake baselines with make baselines)"
 		}
-		return nil, fmt.Errorf("%s: not a results.json this nicsim reads: %v%s", path, err, hint)
+		return nil, fmt.Errorf("%s: not a results.json this nicsim reads: %v%s%s", path, err, jsonAt(data, err), hint)
 	}
 	if len(r.Points) == 0 && !empty {
 		return nil, fmt.Errorf("%s: results hold no points", path)

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,13 +18,16 @@ import (
 // results.json marked complete) never stay beside the new ones.
 //
 // StageOutDir checks the destination before anything runs: a file, a
-// folder that is not a nicsim output folder, or a folder holding another
-// run (a config.json other than the one this run writes) is refused
-// unless force; a destination whose parent cannot be written fails here,
-// not after the simulation.
+// folder that is not a nicsim output folder, or one holding any entry
+// nicsim does not write there (outnames.go) is refused, --force or not; a
+// folder holding another run (a config.json other than the one this run
+// writes) is refused unless force; a destination whose parent cannot be
+// written fails here, not after the simulation.
 type OutDir struct {
-	Dest string // the folder as named
-	Tmp  string // where the files are written until Commit
+	Dest  string // the folder as named
+	Tmp   string // where the files are written until Commit
+	moved bool   // Dest was moved to Tmp (ResumeSweep): Release moves it back
+	kept  bool   // Commit failed: Tmp holds the results, Abort leaves it
 }
 
 // ErrOutDirTaken is the error of a destination that holds another run.
@@ -66,13 +70,32 @@ func checkDest(dest string, cfg []byte, force bool) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	if !isRunFolder(dest) {
-		return fmt.Errorf("output folder %s holds files that are not a nicsim run; choose another --out", dest)
-	}
-	if force {
+	foreign, err := foreignEntry(dest)
+	switch {
+	case err != nil:
+		return err
+	case !isRunFolder(dest):
+		return fmt.Errorf("output folder %s holds files that are not a nicsim run (%s); choose another --out", dest, cmp.Or(foreign, entries[0].Name()))
+	case foreign != "":
+		return foreignError(dest, foreign)
+	case force:
 		return nil
 	}
-	old, err := os.ReadFile(filepath.Join(dest, ConfigJSON))
+	return checkRerun(dest, cfg)
+}
+
+// foreignError is the error of output folder dest holding foreign, an
+// entry nicsim does not write there: putting the new folder in place would
+// delete it, --force or not.
+func foreignError(dest, foreign string) error {
+	return fmt.Errorf("output folder %s holds %s, which nicsim does not write there, and a new run replaces the folder whole: move %s out of it, or choose another --out",
+		dest, foreign, filepath.Join(dest, foreign))
+}
+
+// checkRerun refuses run folder dest unless it holds a run of the same
+// configuration cfg by a build of this one's same-time order.
+func checkRerun(dest string, cfg []byte) error {
+	old, err := ReadOutputFile(filepath.Join(dest, ConfigJSON))
 	if err != nil || cfg == nil || !bytes.Equal(old, cfg) {
 		return fmt.Errorf("output folder %s %w (another configuration); choose another --out, or replace it with --force", dest, ErrOutDirTaken)
 	}
@@ -113,19 +136,31 @@ func (o *OutDir) Final(path string) string {
 
 // Commit puts the folder in place, replacing what StageOutDir allowed to
 // replace (the old folder is moved aside first and removed last, and put
-// back if the new one cannot take its place).
+// back if the new one cannot take its place). An old folder that has
+// gained an entry nicsim does not write since StageOutDir is not replaced.
+// A folder that cannot be put in place is kept where it was written (Abort
+// leaves it), and the error says where.
 func (o *OutDir) Commit() error {
 	old := ""
 	if _, err := os.Stat(o.Dest); err == nil {
-		old = o.Tmp + ".old"
-		if err := os.Rename(o.Dest, old); err != nil {
-			return fmt.Errorf("output folder %s: %w", o.Dest, err)
+		foreign, err := foreignEntry(o.Dest)
+		if err == nil && foreign != "" {
+			err = foreignError(o.Dest, foreign)
+		}
+		if err == nil {
+			old = o.Tmp + ".old"
+			err = os.Rename(o.Dest, old)
+		}
+		if err != nil {
+			o.kept = true
+			return fmt.Errorf("%w (the results are in %s)", err, o.Tmp)
 		}
 	}
 	if err := os.Rename(o.Tmp, o.Dest); err != nil {
 		if old != "" {
 			_ = os.Rename(old, o.Dest)
 		}
+		o.kept = true
 		return fmt.Errorf("output folder %s: %w (the results are in %s)", o.Dest, err, o.Tmp)
 	}
 	if old != "" {
@@ -134,8 +169,13 @@ func (o *OutDir) Commit() error {
 	return nil
 }
 
-// Abort removes the temporary folder of a run that writes nothing.
-func (o *OutDir) Abort() { _ = os.RemoveAll(o.Tmp) }
+// Abort removes the temporary folder of a run that writes nothing (not
+// one Commit could not put in place).
+func (o *OutDir) Abort() {
+	if !o.kept {
+		_ = os.RemoveAll(o.Tmp)
+	}
+}
 
 // SweepWorkDir is the folder a sweep writes into while it runs: hidden
 // beside its destination, with a fixed name (not a fresh one as a run's),
@@ -155,6 +195,9 @@ func StageSweep(dest string, cfg []byte, force bool) (*OutDir, error) {
 		return nil, err
 	}
 	w := SweepWorkDir(dest)
+	if err := checkWorkDir(w); err != nil {
+		return nil, err
+	}
 	if err := os.RemoveAll(w); err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", dest, err)
 	}
@@ -174,16 +217,56 @@ func ResumeSource(dest string) string {
 	return filepath.Clean(dest)
 }
 
+// checkWorkDir refuses to discard a sweep work folder w holding an entry
+// nicsim does not write there.
+func checkWorkDir(w string) error {
+	if st, err := os.Stat(w); err != nil || !st.IsDir() {
+		return nil
+	}
+	foreign, err := foreignEntry(w)
+	if err == nil && foreign != "" {
+		err = foreignError(w, foreign)
+	}
+	return err
+}
+
 // ResumeSweep prepares dest for resuming its sweep: the work goes on in
 // SweepWorkDir(dest); an interrupted sweep's folder is moved there first,
-// and comes back, complete or still partial, at Commit.
+// and comes back, complete or still partial, at Commit (or Release). The
+// folder is checked before anything runs or moves: an entry nicsim does
+// not write there, or a point file it cannot read, is refused.
 func ResumeSweep(dest string) (*OutDir, error) {
 	dest = filepath.Clean(dest)
-	w := SweepWorkDir(dest)
-	if ResumeSource(dest) != w {
-		if err := os.Rename(dest, w); err != nil {
-			return nil, fmt.Errorf("resuming %s: %w", dest, err)
-		}
+	src, w := ResumeSource(dest), SweepWorkDir(dest)
+	foreign, err := foreignEntry(src)
+	if err == nil && foreign != "" {
+		err = foreignError(src, foreign)
 	}
-	return &OutDir{Dest: dest, Tmp: w}, nil
+	if err == nil {
+		err = checkPoints(src)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("resuming %s: %w", dest, err)
+	}
+	if src == w {
+		return &OutDir{Dest: dest, Tmp: w}, nil
+	}
+	if err := os.Rename(dest, w); err != nil {
+		return nil, fmt.Errorf("resuming %s: %w", dest, err)
+	}
+	return &OutDir{Dest: dest, Tmp: w, moved: true}, nil
+}
+
+// Release gives up a sweep that failed before Commit: a folder ResumeSweep
+// moved into the work folder is moved back, with the points finished
+// since. It returns where the sweep's folder is now.
+func (o *OutDir) Release() string {
+	if !o.moved {
+		return o.Tmp
+	}
+	if _, err := os.Lstat(o.Dest); errors.Is(err, os.ErrNotExist) && os.Rename(o.Tmp, o.Dest) == nil {
+		o.moved = false
+		return o.Dest
+	}
+	return o.Tmp
 }

@@ -107,7 +107,7 @@ func metricJobs(r *Result, ps PlotSpec) ([]plotJob, error) {
 		if err != nil {
 			return jobs, err
 		}
-		jobs = append(jobs, plotJob{f, fmt.Sprintf("%s-vs-%s", name, sanitize(x)), 4.5 * vg.Inch})
+		jobs = append(jobs, plotJob{f, name + plotVersus + sanitize(x), 4.5 * vg.Inch})
 	}
 	return jobs, nil
 }
@@ -357,7 +357,7 @@ func cdfJobs(r *Result) ([]plotJob, error) {
 			return jobs, err
 		}
 		if f.curves > 0 {
-			jobs = append(jobs, plotJob{f, "latency_cdf-" + sanitize(gen), 4.5 * vg.Inch})
+			jobs = append(jobs, plotJob{f, plotCDFPrefix + sanitize(gen), 4.5 * vg.Inch})
 		}
 	}
 	return jobs, nil

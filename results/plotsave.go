@@ -59,7 +59,7 @@ func saveAll(dir string, jobs []plotJob) ([]string, error) {
 func save(f *figure, dir, stem string, height vg.Length) ([]string, error) {
 	lw := f.legendWidth()
 	var files []string
-	for _, ext := range []string{"png", "svg"} {
+	for _, ext := range plotFormats {
 		name := filepath.Join(dir, stem+"."+ext)
 		if err := saveFormat(f, name, ext, 7*vg.Inch+lw, height, lw); err != nil {
 			return files, fmt.Errorf("plot %s: %w", name, err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -28,11 +27,11 @@ type Shard struct {
 
 // ReadShard reads the results.json and config.json of a shard folder.
 func ReadShard(dir string) (*Shard, error) {
-	res, err := os.ReadFile(filepath.Join(dir, ResultsJSON))
+	res, err := ReadOutputFile(filepath.Join(dir, ResultsJSON))
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	cfg, err := os.ReadFile(filepath.Join(dir, ConfigJSON))
+	cfg, err := ReadOutputFile(filepath.Join(dir, ConfigJSON))
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +45,7 @@ func ReadShard(dir string) (*Shard, error) {
 // shardOrder reads same_time_order from the meta.json in dir, if any.
 func shardOrder(dir string) (string, error) {
 	path := filepath.Join(dir, MetaJSON)
-	b, err := os.ReadFile(path)
+	b, err := ReadOutputFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

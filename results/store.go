@@ -100,17 +100,38 @@ func (s *PointStore) Get(k int) (*PointResult, []byte, error) {
 	if ok {
 		return kp.p, kp.json, nil
 	}
-	b, err := os.ReadFile(s.path(k))
+	p, err := readPoint(s.path(k))
+	return p, nil, err
+}
+
+// readPoint reads a point file.
+func readPoint(path string) (*PointResult, error) {
+	b, err := ReadOutputFile(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var p PointResult
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", s.path(k), err)
+		return nil, fmt.Errorf("%s: not a point's result this nicsim reads: %v%s; remove it, and the point runs again", path, err, jsonAt(b, err))
 	}
-	return &p, nil, nil
+	return &p, nil
+}
+
+// checkPoints reads every point file of output folder dir (a sweep's
+// folder or work folder), so that one that cannot be read is found before
+// a resumed sweep runs anything, not as its outputs are written. A .tmp
+// file (a point being written when the sweep stopped) is not read: the
+// point runs again.
+func checkPoints(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, PointsDir, "*.json"))
+	for _, f := range files {
+		if err == nil {
+			_, err = readPoint(f)
+		}
+	}
+	return err
 }
 
 // Remove deletes the points folder and forgets the points kept in memory.

@@ -36,13 +36,13 @@ func timeseriesJobs(r *Result) []plotJob {
 		add      func(fig *figure, p *PointResult, prefix string)
 		fraction bool // the y axis spans 0 to 1 whatever the curves reach
 	}{
-		{"timeseries-throughput", "throughput (Mops/s)", addGenCurves(func(g *GenSeries, k int, sec float64) (float64, bool) {
+		{plotTSThroughput, "throughput (Mops/s)", addGenCurves(func(g *GenSeries, k int, sec float64) (float64, bool) {
 			return float64(g.Completed[k]) / sec / 1e6, true
 		}), false},
-		{"timeseries-latency_p99", "p99 latency (ns)", addGenCurves(func(g *GenSeries, k int, _ float64) (float64, bool) {
+		{plotTSLatency, "p99 latency (ns)", addGenCurves(func(g *GenSeries, k int, _ float64) (float64, bool) {
 			return g.P99NS[k], g.LatencyCount[k] > 0
 		}), false},
-		{"timeseries-utilisation", "utilisation", addResourceCurves(perPoint), true},
+		{plotTSUtilisation, "utilisation", addResourceCurves(perPoint), true},
 	} {
 		fig := newFigure(fmt.Sprintf("%s: %s over time", r.Workload, f.y), "time since setup (µs)", f.y)
 		var warm uint64

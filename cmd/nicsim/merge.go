@@ -24,6 +24,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if !outsideShards(*out, dirs, stderr) {
+		return exitUsage
+	}
 	var shards []*results.Shard
 	var parts []*results.Result
 	for _, d := range dirs {
@@ -64,6 +67,26 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "plot: %s\n", p)
 	}
 	return exitOK
+}
+
+// outsideShards refuses an output folder that is, or lies in, an input
+// shard folder (putting it in place would replace that shard), or that
+// holds one.
+func outsideShards(out string, dirs []string, stderr io.Writer) bool {
+	for _, d := range dirs {
+		what := ""
+		switch {
+		case within(out, d):
+			what = "is, or lies in, the shard folder " + d
+		case within(d, out):
+			what = "holds the shard folder " + d
+		default:
+			continue
+		}
+		fmt.Fprintf(stderr, "nicsim merge: --out %s %s, an input, which putting the merged folder in place would replace; choose another --out; nothing was merged\n", out, what)
+		return false
+	}
+	return true
 }
 
 // writeMerged writes the merged sweep's output folder: its results, the

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/nicsim/nicsim/results"
 )
@@ -43,5 +45,31 @@ func abortOuts(outs []*results.OutDir) {
 		if o != nil {
 			o.Abort()
 		}
+	}
+}
+
+// within reports whether path is dir or lies inside it, both made
+// absolute, with their symbolic links resolved as far as they exist.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(realPath(dir), realPath(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath is path made absolute, with the symbolic links of its longest
+// existing ancestor resolved.
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
 	}
 }

@@ -21,18 +21,19 @@ const runUsage = "[--out DIR] [--force] [--seed N] [--set key=value]... [--trace
 
 // runCmd is one `nicsim run`: its flags and files.
 type runCmd struct {
-	args   []string // the command line, for meta.json
-	out    string
-	sets   multiFlag
-	seed   *uint64
-	trace  string
-	prof   string
-	quiet  bool
-	noPlot bool
-	force  bool
-	files  []string
-	stdout io.Writer
-	stderr io.Writer
+	args     []string // the command line, for meta.json
+	out      string
+	sets     multiFlag
+	seed     *uint64
+	trace    string
+	traceNew bool // no file was at trace before the run (checkTrace)
+	prof     string
+	quiet    bool
+	noPlot   bool
+	force    bool
+	files    []string
+	stdout   io.Writer
+	stderr   io.Writer
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -71,10 +72,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// stage prepares every file's output folder before anything runs
-// (stageOuts).
+// stage checks the --trace path (checkTrace) and prepares every file's
+// output folder (stageOuts) before anything runs.
 func (c *runCmd) stage(loaded []*workloads.File) ([]*results.OutDir, int, bool) {
 	dirs := c.dirs(loaded)
+	if c.trace != "" {
+		tc := checkTrace(c.trace, c.files, dirs, c.force)
+		if tc.err != nil {
+			fmt.Fprintf(c.stderr, "nicsim run: %v; nothing was run\n", tc.err)
+			return nil, tc.code, false
+		}
+		c.traceNew = tc.new
+	}
 	cfgs := make([][]byte, len(loaded))
 	for i, lf := range loaded {
 		b, err := results.EncodeIndented(results.NewConfig(lf, c.sets))
@@ -98,7 +107,7 @@ func (c *runCmd) parse(args []string) (int, bool) {
 	fs.StringVar(&c.prof, "profile", "", "profile nicsim itself: cpu or mem (written into the output folder)")
 	fs.BoolVar(&c.quiet, "quiet", false, "do not print the summary table")
 	fs.BoolVar(&c.noPlot, "no-plots", false, "draw no time-series plots")
-	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration")
+	fs.BoolVar(&c.force, "force", false, "replace an output folder that holds a run of another configuration, and an existing --trace file")
 	usageTail(fs, c.stderr)
 	files, code, ok := parseInterleaved(fs, args)
 	if !ok {
@@ -204,9 +213,9 @@ func startProfile(kind string, out *results.OutDir) (*profiler, error) {
 	if kind == "" {
 		return &profiler{}, nil
 	}
-	mode, name := profile.CPUProfile, "cpu.pprof"
+	mode, name := profile.CPUProfile, results.CPUProfile
 	if kind == "mem" {
-		mode, name = profile.MemProfile, "mem.pprof"
+		mode, name = profile.MemProfile, results.MemProfile
 	}
 	p := profile.Start(mode, profile.ProfilePath(out.Tmp), profile.Quiet, profile.NoShutdownHook)
 	return &profiler{path: filepath.Join(out.Dest, name), end: p.Stop}, nil
@@ -243,7 +252,7 @@ func (c *runCmd) runOne(j *runJob) int {
 	var tf *os.File
 	if j.trace != "" {
 		var err error
-		if tf, err = os.Create(j.trace); err != nil {
+		if tf, err = openTrace(j.trace, c.traceNew); err != nil {
 			fmt.Fprintf(c.stderr, "nicsim run: --trace: %v\n", err)
 			return exitFailed
 		}

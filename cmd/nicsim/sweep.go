@@ -56,8 +56,7 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 	started := time.Now()
 	store, resumed, err := c.openStore(out.Tmp, started)
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
-		return exitFailed
+		return failed(stderr, out, err)
 	}
 	pb := newProgress(stderr, "sweep "+c.lf.Stem)
 	poll, stopSignals := interruptSource()
@@ -71,13 +70,11 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		Skip: store.Has, OnPoint: onPoint, Progress: pb.points})
 	pb.finish()
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %s: %v (the finished points are in %s; nicsim sweep --resume %s goes on)\n", c.file, err, out.Tmp, dir)
-		return exitFailed
+		return failed(stderr, out, fmt.Errorf("%s: %w", c.file, err))
 	}
 	res, m, err := c.write(out, store, run.Partial, started, resumed)
 	if err != nil {
-		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)
-		return exitFailed
+		return failed(stderr, out, err)
 	}
 	c.report(stdout, stderr, dir, res, m)
 	if !c.quiet {
@@ -89,6 +86,21 @@ func runSweepCmd(args []string, stdout, stderr io.Writer) int {
 		return interruptedExit()
 	}
 	return exitOK
+}
+
+// failed reports a sweep that failed before its folder was put in place,
+// saying where its finished points are now (a resumed sweep's folder is
+// moved back: OutDir.Release) and how to go on.
+func failed(stderr io.Writer, out *results.OutDir, err error) int {
+	at := out.Release()
+	points := filepath.Join(at, results.PointsDir)
+	if st, serr := os.Stat(points); serr != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "nicsim sweep: %v; the sweep's output is in %s\n", err, at)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "nicsim sweep: %v; the points finished so far are in %s, and nicsim sweep --resume %s runs the rest\n",
+		err, points, out.Dest)
+	return exitFailed
 }
 
 // openStore opens the store of the points finished in tmp, counts those
@@ -223,7 +235,7 @@ func resumeSweep(c *sweepCmd, files []string, fs *flag.FlagSet, stderr io.Writer
 		return nil, exitUsage, false
 	}
 	var m results.SweepMeta
-	b, err := os.ReadFile(filepath.Join(results.ResumeSource(c.resume), results.MetaJSON))
+	b, err := results.ReadOutputFile(filepath.Join(results.ResumeSource(c.resume), results.MetaJSON))
 	if err == nil {
 		err = json.Unmarshal(b, &m)
 	}
