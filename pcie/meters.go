@@ -53,6 +53,11 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 	}
 	l.up.meter = must(add(l.name+".Up", "transmitters", 1))
 	l.down.meter = must(add(l.name+".Down", "transmitters", 1))
+	for _, t := range []*tx{l.up, l.down} {
+		if t.meter != nil {
+			t.meter.Serves() // serialisation time, its level kept with Set
+		}
+	}
 	l.dma.tagMeter = must(add(l.name+".Tags", "tags", uint64(l.spec.TagsMax)))
 	for _, t := range []*tx{l.up, l.down} {
 		for cl := fcClass(0); cl < classCount; cl++ {
@@ -72,6 +77,7 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 	for _, p := range []*path{&l.dma.rd, &l.dma.wr} {
 		if p.meter != nil {
 			p.meter.OnRead(p.settle)
+			p.meter.Serves() // a channel works a request's fixed cycles
 		}
 	}
 	l.mmio.meter = must(add(host+".MMIO", "issue slots", 1))

@@ -39,6 +39,7 @@ type Meter struct {
 	name     string
 	unit     string
 	capacity uint64
+	server   bool // Serves: the units Set counts are servers, not held units
 
 	// sync, when set, brings the level up to date before it is read (a
 	// resource whose level changes at reserved events: OnRead).
@@ -186,10 +187,17 @@ func (m *Meter) Set(now Tick, inUse uint64) {
 }
 
 // Held reports whether the meter counts units held (fed by Set: tags,
-// MSHRs, buffer slots) rather than service time (Busy). A held resource
-// can read full because what comes after it is the bottleneck, so a
-// report of what binds prefers service meters.
-func (m *Meter) Held() bool { return m.held }
+// MSHRs, buffer slots) rather than service time (Busy, or Set on a meter
+// that Serves). A held resource can read full because what comes after it
+// is the bottleneck, so a report of what binds prefers service meters.
+func (m *Meter) Held() bool { return m.held && !m.server }
+
+// Serves declares that the level Set gives is service time: the units
+// are servers busy with their own work (a link direction serialising, a
+// DMA channel cutting a request), whose owner tracks the level with Set
+// rather than a span per service. The meter is then not Held, whichever
+// way it is fed.
+func (m *Meter) Serves() { m.server = true }
 
 // InUse is the level last given to Set.
 func (m *Meter) InUse() uint64 { return m.synced().inUse }

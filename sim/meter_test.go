@@ -180,3 +180,15 @@ func TestMeterSpanFallsInTheAccumulatorsIntervalExactly(t *testing.T) {
 		}
 	}
 }
+
+// A meter fed by Set is Held unless it Serves.
+func TestMeterServesIsNotHeld(t *testing.T) {
+	ms := NewMeters()
+	pool, _ := ms.New("Pool", "u", 1)
+	link, _ := ms.New("Link", "u", 1)
+	link.Serves()
+	pool.Set(0, 1)
+	link.Set(0, 1)
+	require.True(t, pool.Held())
+	require.False(t, link.Held())
+}

@@ -96,3 +96,30 @@ func TestBoundByIsTheWindowWhenNothingSaturates(t *testing.T) {
 	open := rdmaGen(t, "run: {warmup_us: 5, duration_us: 50}\ngenerators: [{name: g, kind: dma_read, arrival: {rate_mops: 1}}]\n")
 	require.Equal(t, results.BoundOfferedLoad, open.BoundBy.Resource)
 }
+
+// A link direction keeps its busy level with Set, as a pool does, but it
+// is a server: with the upstream link saturated and the posting cores 90 %
+// busy, bound_by names the link, which binds (the cores' base costs leave
+// the rate within 1 %), and names the cores once the link is doubled.
+func TestBoundByTreatsTheLinkAsAServer(t *testing.T) {
+	src := "run: {warmup_us: 20, duration_us: 200}\n" +
+		"generators: [{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8}]\n"
+	slow := []string{"adapter.nic.post_wqe_build_ps=200000", "adapter.nic.post_wc_line_ps=100000"}
+	g := rdmaGen(t, src, slow...)
+	require.Equal(t, "NIC.PCIe.Up", g.BoundBy.Resource, "%+v", g.BoundBy)
+	fast := rdmaGen(t, src)
+	require.InEpsilon(t, fast.ThroughputMops, g.ThroughputMops, 0.01)
+	wide := rdmaGen(t, src, append(slow, "adapter.pcie.lanes=16")...)
+	require.Contains(t, wide.BoundBy.Resource, "Host.Core", "%+v", wide.BoundBy)
+}
+
+// An ops-bounded window ends at its last measured completion and holds the
+// completions after its start, not one at its start too: translations that
+// all hit the caches, one lookup a cycle at 1 GHz, measure 1000 M/s
+// exactly, not one completion more than the window's cycles.
+func TestOpsWindowCountsNoCompletionAtItsStart(t *testing.T) {
+	g := rdmaGen(t, "run: {warmup_us: 50, ops: 5000}\nregions: [{name: d, pages: 1024}]\n"+
+		"generators: [{name: g, kind: translate, region: d, outstanding: 32, length_bytes: 64, align_bytes: 64, access: remote_read}]\n")
+	require.Equal(t, "NIC.TPT.MPTCache.Ports", g.BoundBy.Resource, "%+v", g.BoundBy)
+	require.InDelta(t, 1000.0, g.ThroughputMops, 1e-9)
+}

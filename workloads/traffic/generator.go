@@ -241,7 +241,10 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 	if g.series != nil {
 		g.series.record(now, now-sl.arrived, sl.op.Bytes, reason != "")
 	}
-	if now >= g.warmEnd && !g.done {
+	// The window's completions are those in (warm-up end, window end]: it
+	// ends at a completion (the last measured one in an ops run; events at
+	// the end of a duration run run), so it cannot start at one too.
+	if now > g.warmEnd && !g.done {
 		g.windowDone++
 		if reason == "" {
 			g.windowBytes += sl.op.Bytes
