@@ -111,6 +111,10 @@ type stage struct {
 	// waits, when set, meters the async items outstanding (a stage whose
 	// work waits for a limited number of DMA reads: the page-list fetch).
 	waits *sim.Meter
+	// blocked, when set, meters the time the stage is full while its head
+	// item waits for its request (an in-order stage that its own reads
+	// block: validate): it can take nothing until that request completes.
+	blocked *sim.Meter
 	// writeStall: the reserved idle tick's accept finds no TPT write slot
 	// (reserveWriteStall, writeStallsAt).
 	writeStall   bool
@@ -236,6 +240,9 @@ func (s *stage) Tick(now sim.Tick) bool {
 	}
 	if accepted > 0 {
 		s.took(now, accepted)
+	}
+	if s.blocked != nil {
+		s.meterBlocked(now)
 	}
 	s.wakeNext(now, resourceStall)
 	return false
@@ -447,6 +454,19 @@ func (s *stage) Handle(now sim.Tick, arg uint64) {
 	f.readyAt = max(f.readyAt, s.drv.Clock().NextEdge(now)+s.hold)
 	if int(arg) == s.head {
 		s.headAt = f.readyAt
+		if s.blocked != nil {
+			s.meterBlocked(now)
+		}
 	}
 	s.drv.Wake()
+}
+
+// meterBlocked sets the blocked meter: 1 while the stage is full and its
+// head item waits for its request.
+func (s *stage) meterBlocked(now sim.Tick) {
+	var b uint64
+	if s.n == s.depth && s.fl[s.head].waiting {
+		b = 1
+	}
+	s.blocked.Set(now, b)
 }

@@ -46,6 +46,12 @@ type validate struct {
 func newValidate(a *Adapter, e *engine) *stage {
 	v := &validate{a: a, eng: e.idx}
 	s := a.newStage(e.prefix, "Validate", a.spec.Validation, v, 0)
+	// The stage is in order: an item whose MPT read misses holds its place
+	// and those behind it until the read returns, and when the MPT cache
+	// misses the stage fills with them: the time it is full with its oldest
+	// request waiting for its read is service the reads take from it.
+	s.blocked = a.meter(s.name+".ReadBlocked", "stage", 1)
+	s.blocked.Serves()
 	v.mptReq = make([]mtt.Request, len(s.fl))
 	a.hazards.validates = append(a.hazards.validates, s.drv)
 	return s

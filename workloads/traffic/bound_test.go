@@ -57,6 +57,14 @@ var attributions = []attribution{
 		other:    []string{"adapter.nic.pin_ps_per_page=150000", "adapter.nic.unpin_ps_per_page=48000"},
 	},
 	{
+		name: "128 MRs over a 64-entry MPT cache: validate, full and blocked by its MPT reads",
+		src: "adapter: {mtt: {mpt_cache: {entries_max: 64}}}\nrun: {warmup_us: 20, duration_us: 200}\n" +
+			"generators: [{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8}]\n",
+		resource: "NIC.Engine[0].Validate.ReadBlocked",
+		double:   []string{"adapter.nic.exec_engines=2"},
+		other:    fasterCores,
+	},
+	{
 		name: "random translations over 16x the MTT cache's reach: its MSHRs",
 		src: "run: {warmup_us: 30, duration_us: 100}\nregions: [{name: d, pages: 65536}]\n" +
 			"generators: [{name: g, kind: translate, region: d, outstanding: 64}]\n",
