@@ -21,6 +21,7 @@ type decoder struct {
 	errs    Errors
 	origins map[*yaml.Node]string // nodes that came from --set, with the override's text
 	nodes   map[string]*yaml.Node // value node of every path decoded
+	added   map[*yaml.Node]string // nodes a sweep point added, with its sweep key's path (applyPoint)
 	depth   int
 }
 
@@ -59,6 +60,9 @@ func (d *decoder) errAt(n *yaml.Node, path, format string, args ...any) {
 		return
 	}
 	e := &Error{File: d.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if p, ok := d.added[n]; ok {
+		e.Path = p
+	}
 	if n != nil {
 		if o, ok := d.origins[n]; ok {
 			e.Origin = o
@@ -231,6 +235,10 @@ func (d *decoder) decode(n *yaml.Node, path string, v reflect.Value, rl string) 
 // Integer fields accept whole-valued floats (1e6), so that large counts can
 // be written compactly; the rule and the field's type both bound the value.
 func (d *decoder) decodeNumber(n *yaml.Node, path string, v reflect.Value, r *rule) {
+	if msg := overflowMsg(n, r); msg != "" {
+		d.errAt(n, path, "%s", msg)
+		return
+	}
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
 		d.errAt(n, path, "expected a number, found %s", describe(n))
 		return

@@ -47,6 +47,18 @@ func (e *Error) Error() string {
 // never run.
 type Errors []*Error
 
+// FromOverride reports whether any of the problems came from a --set
+// override (its Origin names it): a bad value given on the command line,
+// which a command reports as a bad flag.
+func (es Errors) FromOverride() bool {
+	for _, e := range es {
+		if e.Origin != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrorsMax bounds the problems reported for one file; past it the list
 // ends with a note.
 const ErrorsMax = 100

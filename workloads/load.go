@@ -129,7 +129,7 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	origins := map[*yaml.Node]string{}
 	d := newDecoder(name, origins)
 	if len(opts.Sets) > OverridesMax {
-		return nil, Errors{{File: name, Msg: fmt.Sprintf("%d --set overrides, at most %d", len(opts.Sets), OverridesMax)}}
+		return nil, Errors{{File: name, Origin: "--set", Msg: fmt.Sprintf("%d overrides, at most %d", len(opts.Sets), OverridesMax)}}
 	}
 	for _, s := range opts.Sets {
 		if err := applySet(root, s, origins); err != nil {
@@ -157,12 +157,9 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 			break
 		}
 		r := cloneNode(root, origins)
-		for _, o := range pt {
-			if err := setPath(r, strings.Split(o.path, "."), cloneNode(o.value, origins), nil); err != nil {
-				all = append(all, &Error{File: name, Line: o.value.Line, Col: o.value.Column, Path: "sweep." + o.path, Msg: err.Error()})
-			}
-		}
-		w, errs := decodeWorkload(name, r, origins, opts)
+		added, perrs := applyPoint(name, r, pt, origins)
+		all = append(all, perrs...)
+		w, errs := decodeWorkload(name, r, origins, added, opts)
 		for _, e := range errs {
 			if s := e.Error(); !seen[s] && len(all) < ErrorsMax {
 				seen[s] = true
@@ -185,8 +182,11 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	return f, nil
 }
 
-func decodeWorkload(name string, root *yaml.Node, origins map[*yaml.Node]string, opts Options) (*Workload, Errors) {
+// decodeWorkload decodes and validates one point's document; added are the
+// nodes its sweep point added, with the sweep key's path (applyPoint).
+func decodeWorkload(name string, root *yaml.Node, origins, added map[*yaml.Node]string, opts Options) (*Workload, Errors) {
 	d := newDecoder(name, origins)
+	d.added = added
 	w := &Workload{}
 	w.setDefaults()
 	d.nodes[""] = root

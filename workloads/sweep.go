@@ -27,6 +27,7 @@ type SweepAxis struct {
 // node, and the value as labels show it.
 type pointValue struct {
 	path  string
+	key   *yaml.Node // the key under sweep, where a problem with the path is reported
 	value *yaml.Node
 	text  string
 }
@@ -62,18 +63,18 @@ func (d *decoder) sweep(root *yaml.Node) ([]SweepAxis, [][]pointValue) {
 		return nil, nil
 	}
 	errs := len(d.errs)
-	axes, cols := d.sweepAxes(sn, zip)
+	axes, keys, cols := d.sweepAxes(sn, zip)
 	if len(axes) == 0 || len(d.errs) > errs {
 		return nil, nil
 	}
 	if zip {
-		points := zipPoints(axes, cols)
+		points := zipPoints(axes, keys, cols)
 		if !d.distinctPoints(points) {
 			return nil, nil
 		}
 		return axes, points
 	}
-	points, ok := cartesianPoints(axes, cols)
+	points, ok := cartesianPoints(axes, keys, cols)
 	if !ok {
 		d.errAt(sn, "sweep", "more than %d points (the product of the value counts)", SweepPointsMax)
 		return nil, nil
@@ -140,10 +141,11 @@ func (d *decoder) sweepMode(mn *yaml.Node) (zip, ok bool) {
 }
 
 // sweepAxes decodes the sweep's keys: each a dotted path with a list of
-// values (of one length when zipped). It returns the axes and each axis's
-// value nodes.
-func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Node) {
+// values (of one length when zipped). It returns the axes, each axis's key
+// node and each axis's value nodes.
+func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, []*yaml.Node, [][]*yaml.Node) {
 	var axes []SweepAxis
+	var keys []*yaml.Node
 	var cols [][]*yaml.Node
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(sn.Content); i += 2 {
@@ -182,9 +184,10 @@ func (d *decoder) sweepAxes(sn *yaml.Node, zip bool) ([]SweepAxis, [][]*yaml.Nod
 			ax.Values = append(ax.Values, nodeText(val))
 		}
 		axes = append(axes, ax)
+		keys = append(keys, k)
 		cols = append(cols, v.Content)
 	}
-	return axes, cols
+	return axes, keys, cols
 }
 
 // distinctValues reports a value given twice in one axis of a cartesian
@@ -204,12 +207,12 @@ func (d *decoder) distinctValues(v *yaml.Node, kp string) bool {
 
 // zipPoints are the points of a zipped sweep: point j takes value j of
 // every axis.
-func zipPoints(axes []SweepAxis, cols [][]*yaml.Node) [][]pointValue {
+func zipPoints(axes []SweepAxis, keys []*yaml.Node, cols [][]*yaml.Node) [][]pointValue {
 	var points [][]pointValue
 	for j := range cols[0] {
 		var p []pointValue
 		for a, col := range cols {
-			p = append(p, pointValue{path: axes[a].Path, value: col[j], text: nodeText(col[j])})
+			p = append(p, pointValue{path: axes[a].Path, key: keys[a], value: col[j], text: nodeText(col[j])})
 		}
 		points = append(points, p)
 	}
@@ -218,13 +221,13 @@ func zipPoints(axes []SweepAxis, cols [][]*yaml.Node) [][]pointValue {
 
 // cartesianPoints are the points of a cartesian sweep, first axis
 // outermost; false when there would be more than SweepPointsMax.
-func cartesianPoints(axes []SweepAxis, cols [][]*yaml.Node) ([][]pointValue, bool) {
+func cartesianPoints(axes []SweepAxis, keys []*yaml.Node, cols [][]*yaml.Node) ([][]pointValue, bool) {
 	points := [][]pointValue{nil}
 	for a, col := range cols {
 		var next [][]pointValue
 		for _, p := range points {
 			for _, val := range col {
-				q := append(append([]pointValue(nil), p...), pointValue{path: axes[a].Path, value: val, text: nodeText(val)})
+				q := append(append([]pointValue(nil), p...), pointValue{path: axes[a].Path, key: keys[a], value: val, text: nodeText(val)})
 				next = append(next, q)
 			}
 			if len(next) > SweepPointsMax {

@@ -73,3 +73,19 @@ func TestOpenLoopBacklogTotalIsBounded(t *testing.T) {
 	require.Equal(t, "w.yaml:3:85: generators.o.arrival.backlog_max: streams x backlog_max summed over the open-loop generators is 1024000000, more than 16777216 (2^24)", loadErr(t, src))
 	load(t, "run: {duration_us: 5}\ngenerators:\n  - {name: o, kind: dma_read, streams: 256, arrival: {rate_mops: 100}}\n")
 }
+
+// A sweep key whose path names no key (sweep: {nosuch.key: [1, 2]}) is
+// reported at that key under sweep, with its whole path, and when a --set
+// gave the sweep, names that --set.
+func TestSweepUnknownKeyNamesItsLine(t *testing.T) {
+	msg := loadErr(t, minimal+"sweep:\n  run.seed: [1, 2]\n  nosuch.key: [1, 2]\n")
+	require.Contains(t, msg, "w.yaml:9:3: sweep.nosuch.key: unknown key; allowed here: name, description, adapter, run, regions, generators, sweep\n")
+	msg = loadErr(t, minimal+"sweep:\n  adapter.bogus: [1]\n")
+	require.Contains(t, msg, "w.yaml:8:3: sweep.adapter.bogus: unknown key; allowed here: preset, pcie, mtt, nic, wire")
+	msg = loadErr(t, minimal, "sweep={nosuch.key: [1,2]}")
+	require.Contains(t, msg, "w.yaml: --set sweep={nosuch.key: [1,2]}: sweep.nosuch.key: unknown key; allowed here:")
+	msg = loadErr(t, minimal+"sweep:\n  generators.nosuch.size_bytes: [64]\n")
+	require.Contains(t, msg, `w.yaml:8:3: sweep.generators.nosuch.size_bytes: generators has no element named "nosuch"`)
+	msg = loadErr(t, minimal, "sweep={generators.nosuch.size_bytes: [64]}")
+	require.Contains(t, msg, `w.yaml: --set sweep={generators.nosuch.size_bytes: [64]}: sweep.generators.nosuch.size_bytes: generators has no element named`)
+}

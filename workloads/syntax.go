@@ -15,8 +15,15 @@ import (
 // problem's and the context's line and column, so the file is parsed again
 // with it to say where. A construct left open (a flow list or mapping, a
 // quoted string) is reported where it opens, with where the parser gave up.
-// When v4 accepts what v3 refused, v3's message stands, with its line.
+// When v4 accepts what v3 refused, v3's message stands, with its line. An
+// encoding problem (bad UTF-8, a control character), which the parser
+// reports without a position, is located by encodingError.
 func syntaxError(name string, data []byte, v3line int, v3msg string) *Error {
+	if isReaderProblem(v3msg) {
+		if e := encodingError(name, data); e != nil {
+			return e
+		}
+	}
 	var doc yamlpos.Node
 	err := yamlpos.NewDecoder(bytes.NewReader(data)).Decode(&doc)
 	var le *yamlpos.LoadError

@@ -17,6 +17,9 @@ func runBenchEngine(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if !noArgs("bench-engine", fs.Args(), stderr) {
+		return exitUsage
+	}
 	switch {
 	case *n < 1 || *n > 1_000_000:
 		fmt.Fprintf(stderr, "nicsim bench-engine: -n %d is out of range 1..1000000\n", *n)

@@ -124,7 +124,7 @@ func printComparison(w io.Writer, c *results.Comparison, all bool) {
 			th, ch.Verdict = "-", "info"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", ch.Point, gen, ch.Metric,
-			fmtVal(ch.Base), fmtVal(ch.New), fmtPct(ch.ChangePct), th, ch.Verdict)
+			fmtVal(ch.Base), fmtVal(ch.New), fmtPct(ch.Base, ch.ChangePct), th, ch.Verdict)
 	}
 	if rows == 0 {
 		fmt.Fprintln(tw, "(no figure changed)\t\t\t\t\t\t\t\t")
@@ -139,12 +139,18 @@ func fmtVal(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-func fmtPct(p float64) string {
+// fmtPct formats the change of a figure from base, in percent: "n/a
+// (base 0)" for a change from 0, which has no percentage; scientific
+// notation from a million percent on (a hand-edited 1e308 would print 300
+// digits); two decimals otherwise.
+func fmtPct(base, p float64) string {
 	switch {
-	case math.IsInf(p, 1):
-		return "+inf%"
-	case math.IsInf(p, -1):
-		return "-inf%"
+	case base == 0 && p != 0:
+		return "n/a (base 0)"
+	case math.IsNaN(p):
+		return "n/a"
+	case math.IsInf(p, 0) || math.Abs(p) >= 1e6:
+		return fmt.Sprintf("%+.3g%%", p)
 	}
 	return fmt.Sprintf("%+.2f%%", p)
 }

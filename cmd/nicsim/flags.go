@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/workloads"
 )
 
 // multiFlag collects a repeatable string flag (--set k=v --set k2=v2).
@@ -64,4 +66,34 @@ func parseThresholds(cmd string, ths []string, stderr io.Writer) (map[string]flo
 		thresholds[name] = v
 	}
 	return thresholds, true
+}
+
+// checkSets refuses more --set flags than a file takes (a usage error of
+// command cmd).
+func checkSets(cmd string, sets multiFlag, stderr io.Writer) bool {
+	if len(sets) > workloads.OverridesMax {
+		fmt.Fprintf(stderr, "nicsim %s: %d --set flags, at most %d\n", cmd, len(sets), workloads.OverridesMax)
+		return false
+	}
+	return true
+}
+
+// loadFailure is the exit code of a workload file that did not load: a
+// usage error (2) when a --set override is at fault (a bad flag value: an
+// unknown key, a value out of range), else 1 (an invalid file).
+func loadFailure(err error) int {
+	var es workloads.Errors
+	if errors.As(err, &es) && es.FromOverride() {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// loadFailureNote is command cmd's last line when a file did not load,
+// with the exit code loadFailure gave.
+func loadFailureNote(cmd string, code int) string {
+	if code == exitUsage {
+		return "nicsim " + cmd + ": invalid --set override; nothing was run"
+	}
+	return "nicsim " + cmd + ": invalid workload file; nothing was run"
 }

@@ -53,6 +53,9 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if args[0] == "version" || args[0] == "--version" {
+		if !noArgs("version", args[1:], stderr) {
+			return exitUsage
+		}
 		fmt.Fprintln(stdout, "nicsim", version+buildNote())
 		return 0
 	}
@@ -93,7 +96,8 @@ func newFlagSet(name, usageLine string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args; it returns an exit code and false when the caller
-// should stop (help asked for: 0; bad flag: 2).
+// should stop (help asked for: 0; bad flag: 2). A flag given an empty
+// value (--out "", --seed "") is a bad flag: no flag means anything by one.
 func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -101,5 +105,30 @@ func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
 		}
 		return 2, false
 	}
+	if name := emptyFlag(fs); name != "" {
+		fmt.Fprintf(fs.Output(), "nicsim %s: --%s is given an empty value; give a value or leave the flag out\n", fs.Name(), name)
+		return 2, false
+	}
 	return 0, true
+}
+
+// emptyFlag is the name of the first flag given with an empty value, ""
+// when there is none.
+func emptyFlag(fs *flag.FlagSet) string {
+	name := ""
+	fs.Visit(func(f *flag.Flag) {
+		if name == "" && f.Value.String() == "" {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+// noArgs refuses the arguments of a command that takes none (exit 2).
+func noArgs(cmd string, args []string, stderr io.Writer) bool {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "nicsim %s: unexpected argument %q\n", cmd, args[0])
+		return false
+	}
+	return true
 }

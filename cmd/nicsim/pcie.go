@@ -31,6 +31,9 @@ type pcieCmd struct {
 // pcie-bench's NFP-6000 on the E5 host (docs/sources.md 1).
 const pcieDefaultPreset = "nfp6000-e5"
 
+// pcieSizesMax bounds --sizes: each size is a simulated stream.
+const pcieSizesMax = 64
+
 // pcieColumns are the columns of the table and the CSV. bound_by is the
 // busiest meter of the stream (the resource that binds it), bound_util its
 // utilisation.
@@ -72,15 +75,14 @@ func parsePCIe(args []string, stderr io.Writer) (*pcieCmd, int, bool) {
 	c := &pcieCmd{}
 	fs.StringVar(&c.preset, "preset", pcieDefaultPreset, "adapter preset whose link, host and DMA engine to measure (nicsim presets)")
 	link := newPCIeLinkFlags(fs)
-	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", "comma-separated transfer sizes in bytes (1..16777216)")
+	sizes := fs.String("sizes", "64,128,256,512,1024,2048,4096", fmt.Sprintf("comma-separated transfer sizes in bytes (1..16777216), each once, at most %d", pcieSizesMax))
 	dir := fs.String("dir", "all", "stream direction: read, write, rdwr or all")
 	fs.BoolVar(&c.ideal, "ideal", false, "no latency, tag, credit or engine limits; infinite host memory bandwidth")
 	fs.StringVar(&c.format, "format", "table", "output format: table or csv")
 	if code, ok := parseFlags(fs, args); !ok {
 		return nil, code, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nicsim pcie: unexpected argument %q\n", fs.Arg(0))
+	if !noArgs("pcie", fs.Args(), stderr) {
 		return nil, 2, false
 	}
 	if err := c.configure(fs, link, *dir, *sizes); err != nil {
@@ -190,18 +192,24 @@ func parseDirections(s string) ([]pcie.Direction, error) {
 	return []pcie.Direction{d}, nil
 }
 
-// parseSizes parses --sizes: at most 64 sizes of 1..16777216 bytes.
+// parseSizes parses --sizes: at most pcieSizesMax sizes of 1..16777216
+// bytes, none twice (it would print the same row again).
 func parseSizes(s string) ([]uint64, error) {
+	if n := strings.Count(s, ",") + 1; n > pcieSizesMax {
+		return nil, fmt.Errorf("--sizes: %d sizes, at most %d", n, pcieSizesMax)
+	}
 	var szs []uint64
+	seen := map[uint64]bool{}
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 		if err != nil || v < 1 || v > 1<<24 {
 			return nil, fmt.Errorf("--sizes: %q is not a size in 1..16777216 bytes", f)
 		}
+		if seen[v] {
+			return nil, fmt.Errorf("--sizes: %d is given twice; each size is one row", v)
+		}
+		seen[v] = true
 		szs = append(szs, v)
-	}
-	if len(szs) > 64 {
-		return nil, fmt.Errorf("--sizes: %d sizes, at most 64", len(szs))
 	}
 	return szs, nil
 }

@@ -85,15 +85,10 @@ func (c *regressCmd) parse(args []string) (int, bool) {
 	if !ok {
 		return code, false
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(c.stderr, "nicsim regress: unexpected argument %q\n", rest[0])
+	if !noArgs("regress", rest, c.stderr) || !c.oneMode() {
 		return exitUsage, false
 	}
 	writes := c.update || len(c.adds) > 0
-	if c.report && writes {
-		fmt.Fprintln(c.stderr, "nicsim regress: --report compares; it cannot go with --update or --add")
-		return exitUsage, false
-	}
 	if writes && refuseCheckBuildWrite(c.stderr, "regress", "baselines") {
 		return exitUsage, false
 	}
@@ -105,6 +100,25 @@ func (c *regressCmd) parse(args []string) (int, bool) {
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// oneMode refuses two of the modes --report, --update and --add: each is
+// a command of its own (compare all, rewrite all, create the files').
+func (c *regressCmd) oneMode() bool {
+	var modes []string
+	for _, m := range []struct {
+		on   bool
+		name string
+	}{{c.report, "--report"}, {c.update, "--update"}, {len(c.adds) > 0, "--add"}} {
+		if m.on {
+			modes = append(modes, m.name)
+		}
+	}
+	if len(modes) > 1 {
+		fmt.Fprintf(c.stderr, "nicsim regress: %s: give only one of --report (compare every baseline), --update (rewrite every baseline) and --add FILE (create the baselines of the files given)\n", strings.Join(modes, " with "))
+		return false
+	}
+	return true
 }
 
 // add creates (or replaces) the baseline of each --add file, named by the

@@ -99,7 +99,7 @@ func TestRegressReportListsEveryChangedFigureAndExitsZero(t *testing.T) {
 
 	se.Reset()
 	require.Equal(t, 2, dispatch([]string{"regress", "--dir", dir, "--report", "--update"}, &so, &se))
-	require.Contains(t, se.String(), "cannot go with --update")
+	require.Contains(t, se.String(), "--report with --update: give only one of")
 	setBaselineSets(t, filepath.Join(dir, "pcie-dma", "baseline.json"), "adapter.no_such_key=1")
 	se.Reset()
 	require.Equal(t, 1, dispatch([]string{"regress", "--dir", dir, "--report"}, &so, &se), "a baseline that cannot be rerun fails the report")

@@ -119,7 +119,7 @@ func (c *runCmd) parse(args []string) (int, bool) {
 		return exitUsage, false
 	}
 	c.files = files
-	if c.seed, ok = parseSeed("run", *seedStr, c.stderr); !ok {
+	if c.seed, ok = parseSeed("run", *seedStr, c.stderr); !ok || !checkSets("run", c.sets, c.stderr) {
 		return exitUsage, false
 	}
 	if c.prof != "" && c.prof != "cpu" && c.prof != "mem" {
@@ -134,12 +134,12 @@ func (c *runCmd) parse(args []string) (int, bool) {
 func (c *runCmd) load() ([]*workloads.File, int, bool) {
 	opts := workloads.Options{Sets: c.sets, Seed: c.seed}
 	loaded := make([]*workloads.File, len(c.files))
-	bad := false
+	code := exitOK
 	for i, f := range c.files {
 		in, err := readInput(f)
 		if err != nil {
 			fmt.Fprintln(c.stderr, err)
-			bad = true
+			code = max(code, exitFailed)
 			continue
 		}
 		if in.scenario {
@@ -152,14 +152,14 @@ func (c *runCmd) load() ([]*workloads.File, int, bool) {
 		lf, err := in.load(opts)
 		if err != nil {
 			fmt.Fprintln(c.stderr, err)
-			bad = true
+			code = max(code, loadFailure(err))
 			continue
 		}
 		loaded[i] = lf
 	}
-	if bad {
-		fmt.Fprintln(c.stderr, "nicsim run: invalid workload file; nothing was run")
-		return nil, exitFailed, false
+	if code != exitOK {
+		fmt.Fprintln(c.stderr, loadFailureNote("run", code))
+		return nil, code, false
 	}
 	return loaded, exitOK, true
 }

@@ -162,7 +162,7 @@ func TestSetOverrideOnTheCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, dir, "small.yaml", smallRun)
 	code, _, stderr := nicsim(t, "run", f, "--out", filepath.Join(dir, "o"), "--set", "adapter.pcie.lanes=32")
-	require.Equal(t, exitFailed, code)
+	require.Equal(t, exitUsage, code, "a bad --set value is a bad flag")
 	require.Contains(t, stderr, "small.yaml: --set adapter.pcie.lanes=32: adapter.pcie.lanes: 32 is not one of 1, 2, 4, 8, 16")
 	code, stdout, stderr := nicsim(t, "run", f, "--out", filepath.Join(dir, "o"), "--set", "adapter.preset=connectx-6-dx", "--set", "generators.rd.outstanding=1")
 	require.Equal(t, exitOK, code, stderr)

@@ -177,13 +177,14 @@ func parseSweep(args []string, stderr io.Writer) (*sweepCmd, int, bool) {
 		return nil, exitUsage, false
 	}
 	seed, ok := parseSeed("sweep", *seedStr, stderr)
-	if !ok {
+	if !ok || !checkSets("sweep", c.sets, stderr) {
 		return nil, exitUsage, false
 	}
 	if c.lf, err = workloads.Load(c.file, workloads.Options{Sets: c.sets, Seed: seed}); err != nil {
 		fmt.Fprintln(stderr, err)
-		fmt.Fprintln(stderr, "nicsim sweep: invalid workload file; nothing was run")
-		return nil, exitFailed, false
+		code := loadFailure(err)
+		fmt.Fprintln(stderr, loadFailureNote("sweep", code))
+		return nil, code, false
 	}
 	if err := checkPlotFlags(&c.plots, *metrics, c.lf.Sweep); err != nil {
 		fmt.Fprintf(stderr, "nicsim sweep: %v\n", err)

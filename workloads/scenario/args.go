@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -189,6 +190,9 @@ func (d *decoder) scalar(v *yaml.Node, path string, kind byte, a *arg) bool {
 	case 'u':
 		x, err := strconv.ParseUint(strings.ReplaceAll(v.Value, "_", ""), 0, 64)
 		a.u, a.isNum = x, true
+		if errors.Is(err, strconv.ErrRange) {
+			return d.check(false, v, path, "%s is out of range 0..2^64-1", v.Value)
+		}
 		return d.check(err == nil, v, path, "%q is not a whole number", v.Value)
 	case 'b':
 		a.b = v.Value == "true"

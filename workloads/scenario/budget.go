@@ -17,8 +17,12 @@ import (
 // the decoder adds up an upper bound of what its hosts and steps can make
 // the simulator hold and refuses a scenario above it.
 
-// span is a range [lo, hi) of host memory.
-type span struct{ lo, hi uint64 }
+// span is a range [lo, hi) of host memory, and the step field that asks
+// for it.
+type span struct {
+	lo, hi uint64
+	src    source
+}
 
 // writable is, per host, every range the steps can make the model write:
 // fills, registered ranges (register_mr's va and length, or its MDL
@@ -27,32 +31,33 @@ type span struct{ lo, hi uint64 }
 // registered memory, so nothing else is written.
 func (s *Scenario) writable() map[string][]span {
 	out := map[string][]span{}
-	add := func(ref string, lo, n uint64) {
-		h, _, _ := strings.Cut(ref, ".")
-		if n > 0 && lo+n > lo {
-			out[h] = append(out[h], span{lo, lo + n})
-		}
-	}
 	for _, st := range s.Steps {
+		add := func(ref string, lo, n uint64, field string, at *arg) {
+			h, _, _ := strings.Cut(ref, ".")
+			if n > 0 && lo+n > lo {
+				out[h] = append(out[h], span{lo, lo + n, source{st, field, at}})
+			}
+		}
 		a := st.Args
 		switch st.Op {
 		case "fill":
-			add(a["host"].s+".", a.u("va", 0), a.u("length", 0))
+			add(a["host"].s+".", a.u("va", 0), a.u("length", 0), "length", a["length"])
 		case "register_mr":
 			if m := a["mdl"]; m != nil {
 				for _, p := range m.list {
-					add(a["mr"].s, p.sub.u("va", 0), p.sub.u("bytes", 0))
+					add(a["mr"].s, p.sub.u("va", 0), p.sub.u("bytes", 0), "mdl", m)
 				}
 			} else {
-				add(a["mr"].s, a.u("va", 0), a.u("length", 0))
+				add(a["mr"].s, a.u("va", 0), a.u("length", 0), "length", a["length"])
 			}
 		case "fast_register":
+			field, at := fastRegisterField(a)
 			for _, pg := range fastRegisterPages(a) {
-				add(a["qp"].s, pg&^(nic.PageSizeBytes-1), nic.PageSizeBytes)
+				add(a["qp"].s, pg&^(nic.PageSizeBytes-1), nic.PageSizeBytes, field, at)
 			}
 		case "read", "receive":
 			if l := a["local"]; l != nil {
-				add(a["qp"].s, l.sub.u("va", 0), l.sub.u("length", 0))
+				add(a["qp"].s, l.sub.u("va", 0), l.sub.u("length", 0), "local.length", l.sub["length"])
 			}
 		}
 	}
@@ -116,31 +121,58 @@ func (s *Scenario) MemoryEstimate() []workloads.MemoryItem {
 // objectsItem is the QPs and CQs the steps create, at the depths they ask
 // for (at most the host's limits), and a record per object.
 func (s *Scenario) objectsItem() workloads.MemoryItem {
-	o := nic.Objects()
-	spec := map[string]nic.Spec{}
-	for _, h := range s.Hosts {
-		spec[h.Name] = h.Spec
-	}
-	b := uint64(ObjectsMax) * max(o.MR, o.MW, o.QP, o.CQ)
+	b := uint64(ObjectsMax) * maxObjectBytes()
+	spec := s.specs()
 	for _, st := range s.Steps {
-		a := st.Args
-		switch st.Op {
-		case "create_qp":
-			h, _, _ := strings.Cut(a["qp"].s, ".")
-			sp := spec[h]
-			b += o.QPBytes(min(a.u("depth", 64), uint64(sp.MaxInitiatorQueueDepth)), min(a.u("receive_depth", 64), uint64(sp.MaxReceiveQueueDepth)))
-		case "create_cq":
-			h, _, _ := strings.Cut(a["cq"].s, ".")
-			b += o.CQBytes(min(a.u("depth", 0), uint64(spec[h].MaxCQDepth)))
-		}
+		b += stepObjectBytes(st, spec)
 	}
 	return workloads.MemoryItem{Name: "objects", Key: "steps", Bytes: b, How: "the QPs and CQs the steps create, and a record per object"}
 }
 
-// checkBudget refuses a scenario above its budget.
+// maxObjectBytes is the record of the largest object.
+func maxObjectBytes() uint64 {
+	o := nic.Objects()
+	return max(o.MR, o.MW, o.QP, o.CQ)
+}
+
+// specs are the hosts' adapter specs, by host name.
+func (s *Scenario) specs() map[string]nic.Spec {
+	spec := map[string]nic.Spec{}
+	for _, h := range s.Hosts {
+		spec[h.Name] = h.Spec
+	}
+	return spec
+}
+
+// stepObjectBytes is the memory of the QP or CQ a step creates, at the
+// depths it asks for (at most its host's limits); 0 for other steps.
+func stepObjectBytes(st *Step, spec map[string]nic.Spec) uint64 {
+	o, a := nic.Objects(), st.Args
+	switch st.Op {
+	case "create_qp":
+		h, _, _ := strings.Cut(a["qp"].s, ".")
+		sp := spec[h]
+		return o.QPBytes(min(a.u("depth", 64), uint64(sp.MaxInitiatorQueueDepth)), min(a.u("receive_depth", 64), uint64(sp.MaxReceiveQueueDepth)))
+	case "create_cq":
+		h, _, _ := strings.Cut(a["cq"].s, ".")
+		return o.CQBytes(min(a.u("depth", 0), uint64(spec[h].MaxCQDepth)))
+	}
+	return 0
+}
+
+// checkBudget refuses a scenario above its budget, at the step field that
+// asks for the most of the largest item a step asks for (budgetSource).
 func (d *decoder) checkBudget(s *Scenario, root *yaml.Node, budget uint64) {
 	items := s.MemoryEstimate()
-	if msg := workloads.OverBudget(items, budget, "memory_max_bytes"); msg != "" {
-		d.fail(root, items[0].Key, "%s", msg)
+	msg := workloads.OverBudget(items, budget, "memory_max_bytes")
+	if msg == "" {
+		return
 	}
+	for _, it := range items {
+		if src, ok := s.budgetSource(it); ok {
+			d.fail(src.node(), src.path(), "%s", msg)
+			return
+		}
+	}
+	d.fail(root, items[0].Key, "%s", msg)
 }

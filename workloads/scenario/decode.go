@@ -47,6 +47,7 @@ type Step struct {
 	Index    int // 1-based
 	Name     string
 	Line     int
+	Col      int
 	Op       string
 	Args     args
 	Expect   *nic.Status // nil: not checked
@@ -294,7 +295,7 @@ func (d *decoder) decodeStep(idx int, n *yaml.Node) *Step {
 		d.fail(n, path, "a step must be a mapping with one operation key")
 		return nil
 	}
-	st := &Step{Index: idx, Line: n.Line}
+	st := &Step{Index: idx, Line: n.Line, Col: n.Column}
 	var opNode, expNode, cbNode *yaml.Node
 	d.noDuplicates(n, path)
 	for j := 0; j+1 < len(n.Content); j += 2 {

@@ -133,7 +133,7 @@ func TestScenarioMemoryBudgetRefusesWhatCannotBeHeld(t *testing.T) {
 		fmt.Fprintf(&b, "  - fill: {host: a, va: %d, length: 16777216, byte: 1}\n", uint64(i)<<24)
 	}
 	_, err := LoadBytes("s.yaml", []byte(b.String()))
-	require.ErrorContains(t, err, "s.yaml:1:1: steps: the run needs an estimated 4.")
+	require.ErrorContains(t, err, "s.yaml:4:36: steps.0.fill.length: the run needs an estimated 4.")
 	require.ErrorContains(t, err, "host memory 4.1 GiB (steps: 1048576 pages that fills, registrations and local buffers span")
 	require.ErrorContains(t, err, "raise memory_max_bytes")
 
@@ -148,12 +148,28 @@ func TestScenarioMemoryBudgetRefusesWhatCannotBeHeld(t *testing.T) {
 		fmt.Fprintf(&b, "  - create_qp: {qp: a.q%d, pd: a.pd, cq: a.cq, depth: 65536}\n", i)
 	}
 	_, err = LoadBytes("s.yaml", []byte(b.String()))
-	require.ErrorContains(t, err, "steps: the run needs an estimated 12.")
+	require.ErrorContains(t, err, "s.yaml:6:54: steps.2.create_qp.depth: the run needs an estimated 12.")
 	require.ErrorContains(t, err, "objects 12.")
 	_, err = LoadBytes("s.yaml", []byte(b.String()+"memory_max_bytes: 1099511627776\n"))
 	require.NoError(t, err)
 	_, err = LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps: [{run: {until: idle}}]\nmemory_max_bytes: 5\n"))
 	require.ErrorContains(t, err, "s.yaml:4:19: memory_max_bytes: 5 is out of range 2^24..2^40")
+}
+
+// A scenario over its memory budget is refused at the step field that asks
+// for the most memory, not at the top of the file.
+func TestScenarioMemoryBudgetNamesTheStep(t *testing.T) {
+	src := "scenario: big\nhosts: [{name: a}]\nsteps:\n  - create_pd: {pd: a.pd}\n  - fill: {host: a, va: 0, length: 4096, byte: 1}\n" +
+		strings.Repeat("  - run: {until: idle}\n", 6) +
+		"  - register_mr: {mr: a.m, va: 0, length: 18446744073709551615}\n"
+	_, err := LoadBytes("s.yaml", []byte(src))
+	require.ErrorContains(t, err, "s.yaml:12:43: steps.8.register_mr.length: the run needs an estimated 4.1 GiB")
+	src = "scenario: big\nhosts: [{name: a, nic: {max_initiator_queue_depth: 65536}}]\nsteps:\n  - create_pd: {pd: a.pd}\n  - create_cq: {cq: a.cq, depth: 64}\n" +
+		strings.Repeat("  - create_qp: {qp: a.q, pd: a.pd, cq: a.cq}\n", 1) +
+		strings.Repeat("  - create_qp: {qp: a.r, pd: a.pd, cq: a.cq, depth: 65536}\n", 1)
+	_, err = LoadBytes("s.yaml", []byte(src+"memory_max_bytes: 16777216\n"))
+	require.ErrorContains(t, err, "s.yaml:7:")
+	require.ErrorContains(t, err, "steps.3.create_qp.depth: the run needs an estimated")
 }
 
 // register_mr's pieces (the va/length chain split at page boundaries) is
@@ -199,4 +215,11 @@ func TestScenarioCallbackOnACallThatNeverPendsRefusedAtLoad(t *testing.T) {
 	require.ErrorContains(t, err, "s.yaml:5: step 2 failed: create_mr on a.m: callback STATUS_SUCCESS expected, but the call returned STATUS_SUCCESS (no callback)")
 	_, err = runScenarioText(t, strings.Replace(src, "hosts: [{name: a}]", "hosts: [{name: a, nic: {mr_pool_entries: 0}}]", 1)+"  - run: {until: idle}\n")
 	require.NoError(t, err)
+}
+
+// A scenario number past 64 bits is out of range, at its line and column,
+// not "not a whole number".
+func TestScenarioHugeNumberIsOutOfRange(t *testing.T) {
+	_, err := LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps:\n  - fill: {host: a, va: 18446744073709551616, length: 1, byte: 1}\n"))
+	require.EqualError(t, err, "s.yaml:4:25: steps.0.fill.va: 18446744073709551616 is out of range 0..2^64-1")
 }
