@@ -36,7 +36,7 @@ func MergeShards(parts []*Result) (*Result, error) {
 		case !reflect.DeepEqual(p.Sweep, first.Sweep):
 			return nil, fmt.Errorf("shard %d sweeps other axes than shard 0", n)
 		case p.Partial:
-			return nil, fmt.Errorf("shard %d is partial (interrupted); rerun it", n)
+			return nil, fmt.Errorf("shard %d is partial (interrupted); finish it with nicsim sweep --resume on its folder, then merge again", n)
 		}
 		for i := range p.Points {
 			pt := &p.Points[i]
