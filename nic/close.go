@@ -32,8 +32,9 @@ func (c *closer) closeDone() {
 //   - a QP with requests the NIC has not retired yet is flushed (rule 63)
 //     and closes when the last one is retired;
 //   - a PD with open MRs, MWs or QPs, a CQ with open QPs, or an MR with
-//     windows bound to it (an antecedent closed first, rules 53, 64) closes
-//     when its last successor closes;
+//     windows bound to it or a Bind to it not settled (an antecedent closed
+//     first, rules 53, 64) closes when its last successor closes or the
+//     bind ends without effect;
 //   - an MR with a RegisterMr/DeregisterMr in flight closes after that
 //     request's callback (rule 63).
 //

@@ -1,5 +1,7 @@
 package nic
 
+import "github.com/nicsim/nicsim/mtt"
+
 // The QP error state (docs/ndk.md §5.1, rules 8, 10). One path puts a QP in
 // it, whatever the cause: an error completion of one of its requests (found
 // at validate, at execute, or on the peer's answer), a refusal by its
@@ -34,6 +36,7 @@ package nic
 func (a *Adapter) failRequest(qp *QP, idx uint64, st Status) {
 	w := qp.slot(idx)
 	w.status, w.skip = st, true
+	a.settleWR(w, false) // an error completion has no effect
 	a.Stats.ErrorCompletions++
 	a.qpToError(qp, idx+1)
 }
@@ -44,7 +47,52 @@ func (qp *QP) cancels(idx uint64) bool { return qp.err && idx >= qp.errFrom }
 
 // cancel completes w STATUS_CANCELLED without effect: its QP entered the
 // error state before w began executing.
-func cancel(w *wr) { w.status, w.skip = StatusCancelled, true }
+func (a *Adapter) cancel(w *wr) {
+	w.status, w.skip = StatusCancelled, true
+	a.settleWR(w, false)
+}
+
+// settleWR ends what the provider set aside for w when it was posted (w.held),
+// once the NIC has decided w's fate: took is true when w's key-table change
+// took effect at its commit point, false when w ends without effect
+// (cancelled, or an error completion). It runs once per request.
+//
+// A FastRegister that rotates the key (docs/ndk.md §5.3) and every Bind
+// advance the object's visible token when they are posted (rules 43, 50):
+// later posts carry it, and the hazard scoreboard checks them against the
+// state the earlier request will leave (validate.go). The key-table entry
+// gets the new key only at the commit point, one step from the key it
+// holds (mtt.KeyTable refuses any other). So the visible key is always the
+// entry's key plus the key-changing requests of the object that are posted
+// and not settled: a request that took effect moves the entry one step
+// and leaves the visible key where it is; one without effect takes its
+// step back (§5.1: it has no effect, on the token either). Once none is
+// outstanding the visible token is the key the entry holds, whatever order
+// the requests settled in, so a cancelled or failed FastRegister or Bind
+// never leaves a token that no later request or access can match.
+//
+// A Bind also holds its MR from being deregistered or closed (rule 28,
+// §5.5) from its post on: counted in MR.windows, it becomes the window's
+// binding when it takes effect and is released when it has none.
+func (a *Adapter) settleWR(w *wr, took bool) {
+	if !w.held {
+		return
+	}
+	w.held = false
+	switch w.op {
+	case OpBind:
+		if took {
+			w.mw.bound = w.mr // the reservation becomes the binding
+			return
+		}
+		w.mw.tok = mtt.MakeToken(w.mw.tok.Index(), w.mw.tok.Key()-1)
+		a.mrWindowGone(w.mr)
+	case OpFastRegister:
+		if !took {
+			w.mr.tok = mtt.MakeToken(w.mr.tok.Index(), w.mr.tok.Key()-1)
+		}
+	}
+}
 
 // qpToError puts qp in the error state for its requests from post index
 // from on (0: every request not begun, as for NdkFlush or a refusal by the

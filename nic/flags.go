@@ -180,12 +180,22 @@ func acceptedOpFlags(op OpType) (OpFlags, bool) {
 // the reason it would give otherwise: what every post asks.
 func opFlagsValid(op OpType, f OpFlags) bool {
 	ok, known := acceptedOpFlags(op)
-	return known && f&^ok == 0 && (f&opRemoteWriteBit == 0 || f&OpAllowLocalWrite != 0)
+	return known && f&^ok == 0 && (f&opRemoteWriteBit == 0 || f&OpAllowLocalWrite != 0) && !localWriteAlone(op, f)
+}
+
+// localWriteAlone reports the local-write bit 0x10 without the remote-write
+// bit 0x20 on an operation that accepts it only as part of
+// ALLOW_REMOTE_WRITE (0x30): NdkBind, whose accepted flags (docs/ndk.md
+// 1.2) include ALLOW_REMOTE_WRITE but not ALLOW_LOCAL_WRITE. 0x10 alone
+// is STATUS_INVALID_PARAMETER there (docs/ndk.md 5.2).
+func localWriteAlone(op OpType, f OpFlags) bool {
+	return op == OpBind && f&OpAllowLocalWrite != 0 && f&opRemoteWriteBit == 0
 }
 
 // ValidateOpFlags applies docs/ndk.md 1.2 and 5.2 to a work request's flags:
-// unknown bits for the operation, and a remote-write bit without the
-// local-write bit, are STATUS_INVALID_PARAMETER inline.
+// unknown bits for the operation, a remote-write bit without the
+// local-write bit, and on NdkBind the local-write bit without the
+// remote-write bit, are STATUS_INVALID_PARAMETER inline.
 func ValidateOpFlags(op OpType, f OpFlags) (Status, error) {
 	ok, known := acceptedOpFlags(op)
 	if !known {
@@ -196,6 +206,9 @@ func ValidateOpFlags(op OpType, f OpFlags) (Status, error) {
 	}
 	if f&opRemoteWriteBit != 0 && f&OpAllowLocalWrite == 0 {
 		return StatusInvalidParameter, fmt.Errorf("%v: flags %v: remote write (0x20) needs local write (0x10); use NDK_OP_FLAG_ALLOW_REMOTE_WRITE = 0x30", op, f)
+	}
+	if localWriteAlone(op, f) {
+		return StatusInvalidParameter, fmt.Errorf("%v: flags %v: ALLOW_LOCAL_WRITE (0x10) is accepted only as part of ALLOW_REMOTE_WRITE (0x30)", op, f)
 	}
 	return StatusSuccess, nil
 }

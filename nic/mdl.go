@@ -26,11 +26,15 @@ func (m MDL) pages() uint64 {
 	return (last-first)/PageSizeBytes + 1
 }
 
-// checkChain applies rules 19 and 20: the chain must be virtually
-// contiguous (each piece starts where the previous one ends, and every
-// piece but the first starts on a page boundary and every piece but the
-// last ends on one, as MDLs describe whole pages in between), and length
-// must not exceed its bytes. It returns the pages [VA, VA+length) touches.
+// checkChain applies rules 19 and 20. Every piece must be well formed (a
+// byte count, no wrap, one page address per page it touches, each
+// PAGE_SIZE-aligned), and length must not exceed the chain's bytes
+// (rule 20). The part of the chain that [VA, VA+length) covers must be
+// virtually contiguous (rule 19): each piece of it after the first starts
+// where the previous one ends, on a page boundary, as MDLs describe whole
+// pages in between. Pieces wholly beyond VA+length are not part of the
+// region, so where they lie does not matter. It returns the pages
+// [VA, VA+length) touches.
 func checkChain(chain []MDL, length uint64) (pages uint64, ok bool) {
 	if len(chain) == 0 || length == 0 {
 		return 0, false
@@ -48,7 +52,7 @@ func checkChain(chain []MDL, length uint64) (pages uint64, ok bool) {
 				return 0, false
 			}
 		}
-		if i > 0 {
+		if i > 0 && total < length { // the piece holds bytes of the region
 			prev := chain[i-1]
 			end := prev.VirtualAddress + prev.ByteCount
 			if m.VirtualAddress != end || end%PageSizeBytes != 0 {

@@ -51,7 +51,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		// interlock is released; a request of another QP that was checked
 		// against the state this one would have left meets the real state
 		// at its own commit.
-		cancel(w)
+		a.cancel(w)
 		a.hazards.commit(w.tok.Index())
 		w.tExec = now
 		return acceptSync
@@ -71,6 +71,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.failRequest(qp, m.idx, StatusInvalidDeviceState)
 		return acceptSync
 	}
+	a.settleWR(w, true) // a Bind's window is bound, a key change is the entry's
 	if err := a.tpt.WriteMPT(tok.Index(), nil, 0); err != nil {
 		panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
 	}
@@ -97,11 +98,9 @@ func (x mptUpdate) commit(w *wr) (mtt.Token, error) {
 	case OpBind:
 		// 5.5, rules 48-50: BindWindow checks the MR is valid, of the same
 		// PD, the window wholly inside it, and gives the window its new key.
+		// The window becomes bound to the MR in the provider when the
+		// request settles (settleWR): the MR counted it from the post on.
 		tok, err = keys.BindWindow(tok, w.mr.tok, w.qpn, w.baseVA, w.length, w.rights)
-		if err == nil && w.mw.bound == nil {
-			w.mw.bound = w.mr
-			w.mr.windows++
-		}
 	case OpInvalidate:
 		err = keys.Invalidate(tok)
 		if err == nil && w.mw != nil {

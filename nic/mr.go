@@ -16,7 +16,7 @@ type MR struct {
 	a            *Adapter
 	pd           *PD
 	fastRegister bool
-	tok          mtt.Token // current token as the provider last defined it (rule 43)
+	tok          mtt.Token // current token as the provider last defined it (rule 43); a FastRegister without effect gives its key back (settleWR)
 	initialized  bool
 	initPages    uint32
 	remoteAccess bool
@@ -31,7 +31,7 @@ type MR struct {
 	npages  uint32
 	fwBusy  bool // a firmware command of this MR is in flight
 	frSink  bool // the last FastRegister post asked for RDMA_READ_SINK
-	windows int  // windows bound to this MR (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
+	windows int  // windows bound to this MR, and binds to it posted and not settled (docs/ndk.md 5.5: deregister is DEVICE_BUSY)
 }
 
 // regState is the registration state of a normal MR as the provider knows it.

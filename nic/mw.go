@@ -56,7 +56,8 @@ func (a *Adapter) GetRemoteTokenFromMw(mw *MW) uint32 {
 // Bind is NdkBind (docs/ndk.md 2.H, 5.5): a work request that binds mw to
 // [va, va+length) of the registered normal MR mr, through qp, with the
 // remote rights in flags. The window gets a new key when the call returns
-// (rule 50); the NIC gives the entry that key when the bind executes.
+// (rule 50); the NIC gives the entry that key when the bind executes, and a
+// bind that is cancelled or fails gives the key back (5.1, settleWR).
 //
 // Inline failures, in order: INVALID_HANDLE; flags INVALID_PARAMETER (5.2);
 // CONNECTION_INVALID (rule 4); a fast-register MR INVALID_DEVICE_REQUEST
@@ -76,7 +77,13 @@ func (a *Adapter) Bind(qp *QP, ctx uint64, mr *MR, mw *MW, va, length uint64, fl
 	w.mr, w.mw = mr, mw
 	w.tok = mw.tok
 	w.rotate = true // rule 50, 5.3: a new key per bind
+	// Until the bind settles (errorstate.go, settleWR) the window's token is
+	// the key the bind will give it, taken back if the bind has no effect,
+	// and the MR counts the window: NdkDeregisterMr is STATUS_DEVICE_BUSY
+	// from the post on (rule 28, 5.5).
+	w.held = true
 	mw.tok = mtt.MakeToken(mw.tok.Index(), mw.tok.Key()+1)
+	mr.windows++
 	w.baseVA, w.length = va, length
 	w.rights = flags.Rights()
 	a.submit(qp, flags)
@@ -135,8 +142,14 @@ func (a *Adapter) windowUnbound(mw *MW) {
 		return
 	}
 	mr := mw.bound
-	mr.windows--
 	mw.bound = nil
+	a.mrWindowGone(mr)
+}
+
+// mrWindowGone records that a window bound to mr, or a bind to it posted
+// and ended without effect, no longer holds mr.
+func (a *Adapter) mrWindowGone(mr *MR) {
+	mr.windows--
 	if mr.windows == 0 && !mr.fwBusy && mr.closeCB != nil {
 		// The MR was closed first (rule 53, 64): its close completes now.
 		a.closeMR(mr)

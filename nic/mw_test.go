@@ -119,7 +119,9 @@ func TestBindRemoteWriteWindowNeedsMRLocalWrite(t *testing.T) {
 	ro, _ := h.register(mrVA, pg, 0) // local read only
 	mw := h.mw()
 	require.Equal(t, StatusAccessViolation, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowRemoteWrite))
-	require.Equal(t, StatusAccessViolation, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowLocalWrite))
+	// 5.2: ALLOW_LOCAL_WRITE (0x10) alone is not a Bind flag: the flags are
+	// refused before the MR is looked at.
+	require.Equal(t, StatusInvalidParameter, h.a.Bind(qp, 0, ro, mw, mrVA, pg, OpAllowLocalWrite))
 	h.run()
 	require.Empty(t, h.poll())
 	lw, _ := h.register(2*mrVA, pg, MRAllowLocalWrite) // no REMOTE_READ
@@ -234,4 +236,87 @@ func TestBindSilentSuccessHasNoCQE(t *testing.T) {
 	h.run()
 	require.Empty(t, h.poll())
 	require.Equal(t, mtt.OK, mtt.Check(h.a.tpt.Keys(), tok, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteRead))
+}
+
+// 5.1, rules 50, 52: a Bind that fails or is cancelled has no effect, on
+// the window's token either, whatever order the requests settle in. A
+// failing rebind (5.5) and the Invalidate and Bind posted behind it on the
+// same QP (cancelled) each advanced the token when posted; once they have
+// completed the token is the first binding's again, so the window can be
+// invalidated through another QP, its token dies, and the MR, no longer
+// held by any of the binds, can be deregistered (rule 28).
+func TestFailedAndCancelledBindsGiveTheWindowsTokenBack(t *testing.T) {
+	h, qp, mr, mw := newWindow(t, 4*pg)
+	bound := h.bindOK(qp, mr, mw, mrVA, pg, OpAllowRemoteRead)
+	require.Equal(t, StatusSuccess, h.a.Bind(qp, 1, mr, mw, mrVA+pg, pg, OpAllowRemoteRead))
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp, 2, mw, 0))
+	require.Equal(t, StatusSuccess, h.a.Bind(qp, 3, mr, mw, mrVA+pg, pg, OpAllowRemoteRead))
+	require.NotEqual(t, bound, mtt.Token(h.a.GetRemoteTokenFromMw(mw)), "each post defines a new token (rule 50)")
+	require.Equal(t, StatusDeviceBusy, h.a.DeregisterMr(mr, func(uint64, Status) {}, 0))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 3)
+	require.Equal(t, []Status{StatusInvalidDeviceState, StatusCancelled, StatusCancelled}, []Status{res[0].Status, res[1].Status, res[2].Status})
+	require.Equal(t, bound, mtt.Token(h.a.GetRemoteTokenFromMw(mw)))
+	require.Equal(t, 1, mr.windows, "only the first binding holds the MR")
+
+	qp2 := h.qp(16)
+	require.Equal(t, StatusSuccess, h.a.InvalidateMw(qp2, 4, mw, 0))
+	h.run()
+	require.Equal(t, StatusSuccess, h.one().Status)
+	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(h.a.tpt.Keys(), bound, h.pd.handle, qp.num, mrVA, 8, mtt.AccessRemoteRead))
+	h.deregister(mr)
+}
+
+// 5.1, 5.3, rule 45: with rotate_fast_register_key, a FastRegister over a
+// valid MR fails and the Invalidate and FastRegister behind it are
+// cancelled; all three give their keys back, so the MR's token is the
+// registration's in force and NdkInvalidate on another QP revokes it
+// (rule 56).
+func TestFailedAndCancelledFastRegistersGiveTheMRsTokenBack(t *testing.T) {
+	sp := DefaultSpec()
+	sp.RotateFastRegisterKey = true
+	h := newHarness(t, sp)
+	qp := h.qp(16)
+	mr := h.frmr(4, true)
+	before := mtt.Token(h.a.GetRemoteTokenFromMr(mr))
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(1), 0, pg, 0, OpAllowRemoteRead))
+	valid := mtt.Token(h.a.GetRemoteTokenFromMr(mr))
+	require.NotEqual(t, before, valid)
+	h.run()
+	require.Equal(t, StatusSuccess, h.one().Status)
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 2, mr, pages(1), 0, pg, 0, OpAllowRemoteRead))
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 3, mr, 0))
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 4, mr, pages(1), 0, pg, 0, OpAllowRemoteRead))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 3)
+	require.Equal(t, []Status{StatusInvalidDeviceState, StatusCancelled, StatusCancelled}, []Status{res[0].Status, res[1].Status, res[2].Status})
+	require.Equal(t, valid, mtt.Token(h.a.GetRemoteTokenFromMr(mr)))
+
+	qp2 := h.qp(16)
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp2, 5, mr, 0))
+	h.run()
+	require.Equal(t, StatusSuccess, h.one().Status)
+	require.Equal(t, mtt.ReasonEntryInvalid, mtt.Check(h.a.tpt.Keys(), valid, h.pd.handle, qp.num, 0, 8, mtt.AccessRemoteRead))
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp2, 6, mr, pages(1), 0, pg, 0, OpAllowRemoteRead))
+	h.run()
+	require.Equal(t, StatusSuccess, h.one().Status, "the MR fast-registers again (rule 56)")
+}
+
+// Rules 28, 53, 64: a Bind posted and not executed holds its MR as a bound
+// window does: NdkDeregisterMr is STATUS_DEVICE_BUSY and closing the MR
+// pends; when the bind is cancelled the MR is released and the close
+// completes.
+func TestBindPostedHoldsItsMRUntilItSettles(t *testing.T) {
+	h, qp, mr, mw := newWindow(t, 4*pg)
+	require.Equal(t, StatusSuccess, h.a.Bind(qp, 1, mr, mw, mrVA, pg, OpAllowRemoteRead))
+	require.Equal(t, StatusDeviceBusy, h.a.DeregisterMr(mr, func(uint64, Status) {}, 0))
+	closed := 0
+	require.Equal(t, StatusPending, h.a.CloseObject(mr, func(uint64, Status) { closed++ }, 0))
+	require.Equal(t, StatusSuccess, h.a.Flush(qp))
+	h.run()
+	require.Equal(t, StatusCancelled, h.one().Status)
+	require.Equal(t, 1, closed)
+	require.Zero(t, mr.windows)
 }

@@ -33,7 +33,10 @@ func (a *Adapter) FastRegister(qp *QP, ctx uint64, mr *MR, pages []uint64, fbo u
 	mr.frSink = flags&OpRDMAReadSink != 0
 	w.rotate = a.spec.RotateFastRegisterKey
 	if w.rotate {
-		// Rule 43, 5.3: the new token is defined when the call returns.
+		// Rule 43, 5.3: the new token is defined when the call returns. If
+		// the request is cancelled or fails, it gives the key back when it
+		// settles (errorstate.go, settleWR): 5.1, no effect.
+		w.held = true
 		mr.tok = mtt.MakeToken(mr.tok.Index(), mr.tok.Key()+1)
 	}
 	w.pages = append(w.pages[:0], pages...)

@@ -153,6 +153,7 @@ type wr struct {
 	blocks uint32 // 64 B basic blocks of the WQE
 	rights mtt.Rights
 	inv    bool // SendAndInvalidate
+	held   bool // FastRegister, Bind: what its post set aside, until it settles (settleWR)
 	qpn    uint32
 	pages  []uint64
 	block  uint64 // first basic block (monotonic)

@@ -96,8 +96,9 @@ func (w *inlineWait) done(_ uint64, s Status) { w.st, w.ok = s, true }
 // Inline failures: INVALID_HANDLE; INVALID_DEVICE_REQUEST for a
 // fast-register MR (rule 27: those are revoked by NdkInvalidate);
 // INVALID_DEVICE_STATE for an MR not registered or with a command in
-// flight (rule 26); STATUS_DEVICE_BUSY while a memory window is bound to it
-// (rule 28, 5.5: nothing changes).
+// flight (rule 26); STATUS_DEVICE_BUSY while a memory window is bound to it,
+// or a Bind to it is posted and not settled (rule 28, 5.5: nothing
+// changes).
 func (a *Adapter) DeregisterMr(mr *MR, done RequestCompletion, ctx uint64) Status {
 	if mr == nil || mr.closed {
 		return StatusInvalidHandle

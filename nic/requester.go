@@ -53,7 +53,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		if w.op == OpRead {
 			r.readDone(qp) // counted outstanding at validate
 		}
-		cancel(w)
+		a.cancel(w)
 	}
 	if w.skip {
 		w.tExec = now

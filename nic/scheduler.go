@@ -64,7 +64,8 @@ func (s *scheduler) Tick(now sim.Tick) bool {
 		if qp.err { // flush: cancelled, in post order
 			for range n {
 				w := qp.slot(qp.fetchIdx)
-				w.status, w.skip, w.tFetched = StatusCancelled, true, now
+				s.a.cancel(w)
+				w.tFetched = now
 				s.a.completion.markDone(qp, qp.fetchIdx, now)
 				qp.fetchIdx++
 			}

@@ -20,7 +20,16 @@ import (
 //     earlier requests in flight on the same engine (past validate, not yet
 //     committed at the MPT update) is checked against the state those will
 //     leave (a scoreboard: valid or not, and the key); one whose MR has
-//     requests in flight on another engine waits until they commit.
+//     requests in flight on another engine waits until they commit. The
+//     provider defines the same way the token a request carries: a Bind
+//     or key-rotating FastRegister advances the object's token at its
+//     post, so later posts carry the key it will leave. One that ends
+//     without effect (cancelled, or failed here or at its commit) gives
+//     its key back when it settles (settleWR, errorstate.go), so the
+//     token the consumer reads again matches the entry once nothing is
+//     outstanding; a request posted behind it with the key it would have
+//     left finds the real key here or at its commit and fails, with no
+//     effect either.
 //   - FastRegister over an MR that is still valid is an error completion
 //     STATUS_INVALID_DEVICE_STATE (5.6, rule 45); so is a token whose key is
 //     not the entry's (stale).
@@ -68,7 +77,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	qp := a.qps[m.qp]
 	w := qp.slot(m.idx)
 	if qp.cancels(m.idx) {
-		cancel(w) // 5.1: not begun when the QP entered the error state
+		a.cancel(w) // 5.1: not begun when the QP entered the error state
 		return acceptSync
 	}
 	if w.flags&OpReadFence != 0 && qp.readsOut > 0 {
