@@ -17,8 +17,16 @@ type MMIO interface {
 	MSIX(done sim.Handler, arg uint64) error
 }
 
-// DMA is the NIC's DMA engine; *pcie.DMA implements it (it is mtt.DMA).
-type DMA = mtt.DMA
+// DMA is the NIC's DMA engine; *pcie.DMA implements it. The TPT uses it
+// as an mtt.DMA; the NIC's own blocks ask for room on the path they use
+// (reads and writes have separate request queues, docs/pcie.md), so a
+// read never waits for room in a full write queue, nor a write for room
+// in the read queue.
+type DMA interface {
+	mtt.DMA
+	CanAcceptRead() bool  // room in the read queue (pcie.DMA.CanAcceptRead)
+	CanAcceptWrite() bool // room in the write queue (pcie.DMA.CanAcceptWrite)
+}
 
 // CreateCompletion is NdkCreateCompletion: the one callback of a pending
 // NdkCreateMr, with the final status and, on success, the object.

@@ -130,7 +130,7 @@ func (c *completion) retire(qp *QP, now sim.Tick, budget int) (sim.Tick, bool) {
 				a.Stats.CQFullStalls++
 				break
 			}
-			if !a.dma.CanAccept() {
+			if !a.dma.CanAcceptWrite() {
 				a.dma.AddWaker(c.drv)
 				a.Stats.CQEDMAStalls++
 				return sim.MaxTick, true

@@ -247,7 +247,7 @@ func (f *firmware) readList(id int, c *fwCmd) bool {
 		c.step = fwStepWriteMPT
 		return true
 	}
-	if !a.dma.CanAccept() {
+	if !a.dma.CanAcceptRead() {
 		a.dma.AddWaker(f)
 		return false
 	}

@@ -24,6 +24,14 @@ func newPageList(a *Adapter, e *engine) *stage {
 	p := &pageList{a: a, fetchesMax: int(a.spec.PageListFetchesMax)}
 	s := a.newStage(e.prefix, "PageList", a.spec.PageList, p, p.fetchesMax+1)
 	s.waits = a.meter(s.name+".Fetches", "reads", uint64(p.fetchesMax))
+	// The stage is in order: a request behind a fetching one holds its
+	// place until that read returns, so with other requests between the
+	// FastRegisters (an Invalidate after each) the stage fills with fewer
+	// than PageListFetchesMax reads in flight: the time it is full with
+	// its oldest request waiting for its read is service the reads take
+	// from it, as in validate.
+	s.blocked = a.meter(s.name+".ReadBlocked", "stage", 1)
+	s.blocked.Serves()
 	return s
 }
 
@@ -37,7 +45,7 @@ func (p *pageList) accept(s *stage, m item, _ sim.Tick) acceptResult {
 	if s.waitingN >= p.fetchesMax {
 		return acceptStall // woken when the outstanding read completes
 	}
-	if !a.dma.CanAccept() {
+	if !a.dma.CanAcceptRead() {
 		a.dma.AddWaker(s.drv)
 		a.Stats.PageListDMAStalls++
 		return acceptStall

@@ -76,7 +76,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		return acceptSync
 	}
 	n := uint64(w.sge.Length)
-	if n > 0 && w.op != OpRead && !a.dma.CanAccept() {
+	if n > 0 && w.op != OpRead && !a.dma.CanAcceptRead() {
 		a.dma.AddWaker(s.drv)
 		return acceptStall
 	}

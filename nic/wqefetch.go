@@ -65,7 +65,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 			next = min(next, now+f.latency)
 			continue
 		}
-		if !f.a.dma.CanAccept() {
+		if !f.a.dma.CanAcceptRead() {
 			f.a.dma.AddWaker(f.drv)
 			f.a.Stats.FetchDMAStalls++
 			break

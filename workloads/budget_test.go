@@ -68,6 +68,6 @@ func TestMemoryBudgetCountsEverySweepPoint(t *testing.T) {
 		vals[i] = strconv.Itoa(i + 1)
 	}
 	src := "run: {duration_us: 5, memory_max_bytes: 67108864}\ngenerators: [{kind: dma_read}]\nsweep:\n  run.seed: [" + strings.Join(vals, ", ") + "]\n"
-	require.Contains(t, loadErr(t, src), "w.yaml:4:3: sweep: the run needs an estimated 134.2 MiB, more than run.memory_max_bytes = 64.0 MiB: 64 points' results (86.3 MiB) and the largest point")
+	require.Contains(t, loadErr(t, src), "w.yaml:4:3: sweep: the run needs an estimated 134.4 MiB, more than run.memory_max_bytes = 64.0 MiB: 64 points' results (86.4 MiB) and the largest point")
 	load(t, strings.Replace(src, "67108864", "268435456", 1))
 }
