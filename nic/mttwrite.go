@@ -83,7 +83,11 @@ func (t *tptWriters) add(s *stage, e *engine) {
 // one is free and no other engine waits ahead of e. When it may not, e
 // waits.
 func (t *tptWriters) mayWrite(e int) bool {
-	if t.a.tpt.CanWrite() && (t.waiting == 0 || t.waiting == 1<<e || t.first() == e) {
+	free := t.a.tpt.CanWrite()
+	if t.engines == 1 {
+		return free // no other engine to take turns with
+	}
+	if free && (t.waiting == 0 || t.waiting == 1<<e || t.first() == e) {
 		return true
 	}
 	t.waiting |= 1 << e
@@ -136,7 +140,9 @@ func (t *tptWriters) countStall() { t.a.Stats.TPTWriteStalls++ }
 // refused and wait for a wake.
 func (t *tptWriters) granted(e int) {
 	t.waiting &^= 1 << e
-	t.turn = (e + 1) % t.engines
+	if t.turn = e + 1; t.turn == t.engines {
+		t.turn = 0
+	}
 	if t.waiting != 0 && t.a.tpt.CanWrite() {
 		t.wakeStages()
 	}

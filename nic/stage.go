@@ -114,7 +114,8 @@ type stage struct {
 	// blocked, when set, meters the time the stage is full while its head
 	// item waits for its request (an in-order stage that its own reads
 	// block: validate): it can take nothing until that request completes.
-	blocked *sim.Meter
+	blocked   *sim.Meter
+	isBlocked bool // the blocked meter's level is 1
 	// writeStall: the reserved idle tick's accept finds no TPT write slot
 	// (reserveWriteStall, writeStallsAt).
 	writeStall   bool
@@ -461,12 +462,21 @@ func (s *stage) Handle(now sim.Tick, arg uint64) {
 	s.drv.Wake()
 }
 
-// meterBlocked sets the blocked meter: 1 while the stage is full and its
-// head item waits for its request.
+// meterBlocked sets the blocked meter when its level changes: 1 while the
+// stage is full and its head item waits for its request. Most ticks leave
+// it as it was, and pay one test.
 func (s *stage) meterBlocked(now sim.Tick) {
-	var b uint64
-	if s.n == s.depth && s.fl[s.head].waiting {
-		b = 1
+	if b := s.n == s.depth && s.fl[s.head].waiting; b != s.isBlocked {
+		s.isBlocked = b
+		s.setBlocked(now, b)
 	}
-	s.blocked.Set(now, b)
+}
+
+// setBlocked gives the blocked meter its new level, out of line.
+func (s *stage) setBlocked(now sim.Tick, b bool) {
+	var v uint64
+	if b {
+		v = 1
+	}
+	s.blocked.Set(now, v)
 }
