@@ -11,8 +11,10 @@ const NFP6000ClockPeriodPS = 833
 // (assumed: the measured rates are those of one engine queue), a 64 B
 // request holds its channel RequestCycles cycles, so
 // cycles = 1.2 GHz / rate: 1.2e9 / 62.54e6 = 19.2 -> 19 and
-// 1.2e9 / 47.40e6 = 25.3 -> 25, rounded to whole cycles (63.2 M reads/s,
-// +1.0 %, and 48.0 M writes/s, +1.3 %, at 833 ps).
+// 1.2e9 / 47.40e6 = 25.3 -> 25, rounded to whole cycles (the engine's
+// rates: 63.2 M reads/s, +1.0 %, and 48.0 M writes/s, +1.3 %, at 833 ps).
+// The reads do not reach the engine's rate: the 32 read tags hold them at
+// 59.2 M/s, 5.2 % below the anchor (docs/DEVIATIONS.md, pcie-rd-bw-64).
 const (
 	nfpReadRequestCycles  = 19
 	nfpWriteRequestCycles = 25
@@ -40,7 +42,8 @@ func DefaultSpec() Spec {
 		CompletionSplit: SplitMPS, // docs/sources.md 11: modern hosts complete in MPS-sized pieces
 		// Assumed: PCIe 5-bit tags without Extended Tag Field. Check:
 		// pcie-bench's 62 M reads/s at 64 B x 546 ns needs ~34 outstanding
-		// (docs/sources.md 1.1, 1.3), consistent with 32.
+		// (docs/sources.md 1.1, 1.3), so with 32 the tags bind 64 B reads
+		// about 5 % below the NFP engine's rate (docs/DEVIATIONS.md).
 		TagsMax: 32,
 
 		// Assumed: typical root-port receive buffers (no public figure).
@@ -59,8 +62,9 @@ func DefaultSpec() Spec {
 
 		// The WC gap is docs/sources.md 2 and 9's ~175 M WC lines/s, the
 		// ceiling of a PCIe gen3 x16 host (Connect-IB). On this gen3 x8 link
-		// the link binds a write-combined stream first: 7877 MB/s / (64 + 24)
-		// B per line = ~90 M lines/s, 11.2 ns a line against the 5.7 ns gap.
+		// the link binds a write-combined stream first: 7877 MB/s / (64 + 20)
+		// B per line (a 3DW MWr, docs/sources.md 11) = ~94 M lines/s, 10.7 ns
+		// a line against the 5.7 ns gap.
 		MMIOIssueGapNS:   100, // docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart
 		MMIOWCIssueGapNS: 5.7, // docs/sources.md 2, 9: ~175 M WC lines/s on gen3 x16 (above)
 		MMIOQueueMax:     256, // assumed: bounded CPU store/WC buffer backlog
