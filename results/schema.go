@@ -60,7 +60,7 @@ type GenResult struct {
 	Dropped        uint64        `json:"dropped"` // open loop: arrivals refused by a full backlog
 	InFlightAtEnd  int           `json:"in_flight_at_end"`
 	WindowPS       uint64        `json:"window_ps"`
-	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // completions inside the window / window
+	ThroughputMops float64       `json:"throughput_mops" nodata:"window_ps"` // successful completions inside the window / window
 	// MovesPayload says the kind's operations move payload over the wire or
 	// PCIe (goodput); registrations, binds and translations do not, and
 	// report a Figure of their own instead.
@@ -104,21 +104,25 @@ type ResourceUse struct {
 	Utilisation float64 `json:"utilisation"`
 }
 
-// BoundBy is what limits a generator. Resource is a meter's name when one
-// of the resources it uses is busy at least BoundUtilisationMin of the
-// window; otherwise it is BoundWindow (closed loop: the operations it keeps
-// in flight set the rate, by Little's law) or BoundOfferedLoad (open loop
-// below capacity), and Busiest names the busiest resource for reference.
+// BoundBy is what limits a generator. Resource is BoundFailures when more
+// of its window's completions failed than succeeded, BoundOfferedLoad for
+// an open loop that kept up with its arrivals (none dropped, its backlog
+// not grown over the window), else a meter's name when one of the
+// resources it uses is busy at least BoundUtilisationMin of the window,
+// else BoundWindow (the operations it keeps in flight set the rate, by
+// Little's law). Busiest names the busiest resource for reference when
+// Resource is not one.
 type BoundBy struct {
 	Resource    string  `json:"resource"`
 	Utilisation float64 `json:"utilisation"` // of Resource, or of Busiest
 	Busiest     string  `json:"busiest,omitempty"`
 }
 
-// What BoundBy.Resource says when no resource is near saturation.
+// What BoundBy.Resource says when it names no resource.
 const (
 	BoundWindow      = "window"
 	BoundOfferedLoad = "offered_load"
+	BoundFailures    = "failures"
 	// BoundUtilisationMin is how busy a resource must be to bind.
 	BoundUtilisationMin = 0.9
 )
@@ -128,7 +132,7 @@ func (b BoundBy) String() string {
 	switch b.Resource {
 	case "":
 		return "-"
-	case BoundWindow, BoundOfferedLoad:
+	case BoundWindow, BoundOfferedLoad, BoundFailures:
 		if b.Busiest == "" {
 			return b.Resource
 		}

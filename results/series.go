@@ -25,7 +25,7 @@ const SeriesWarmupIntervalsMax = 1000
 // time (whenever they arrived).
 type GenSeries struct {
 	Name      string   `json:"name"`
-	Completed []uint64 `json:"completed"` // successes and failures
+	Completed []uint64 `json:"completed"` // successes and failures (throughput counts Completed - Failed)
 	Failed    []uint64 `json:"failed"`
 	Bytes     []uint64 `json:"bytes"` // of successful operations
 	// LatencyCount successful operations completed in the interval, with

@@ -18,7 +18,9 @@ import (
 //	utilisation
 //
 // Times are microseconds since the end of setup (warm-up starts at 0);
-// measured says whether the interval lies in the measured window. Cells
+// measured says whether the interval lies in the measured window;
+// throughput_mops counts the successful completions (completed - failed).
+// Cells
 // that do not apply to a row type, and latencies of an interval without
 // samples, are empty.
 var timeseriesColumns = []string{"row", "name", "start_us", "end_us", "measured", "completed", "failed", "throughput_mops",
@@ -104,7 +106,7 @@ func (tw *timeseriesWriter) generator(s *Series, g *GenSeries, text []byte) {
 		b = strconv.AppendUint(append(b, ','), g.Completed[k], 10)
 		b = strconv.AppendUint(append(b, ','), g.Failed[k], 10)
 		sec := float64(end-start) / 1e12
-		b = appendF(append(b, ','), float64(g.Completed[k])/sec/1e6)
+		b = appendF(append(b, ','), float64(g.Completed[k]-g.Failed[k])/sec/1e6) // successes only
 		b = appendF(append(b, ','), float64(g.Bytes[k])*8/sec/1e9)
 		b = strconv.AppendUint(append(b, ','), g.LatencyCount[k], 10)
 		if g.LatencyCount[k] > 0 {

@@ -37,7 +37,7 @@ func timeseriesJobs(r *Result) []plotJob {
 		fraction bool // the y axis spans 0 to 1 whatever the curves reach
 	}{
 		{plotTSThroughput, "throughput (Mops/s)", addGenCurves(func(g *GenSeries, k int, sec float64) (float64, bool) {
-			return float64(g.Completed[k]) / sec / 1e6, true
+			return float64(g.Completed[k]-g.Failed[k]) / sec / 1e6, true
 		}), false},
 		{plotTSLatency, "p99 latency (ns)", addGenCurves(func(g *GenSeries, k int, _ float64) (float64, bool) {
 			return g.P99NS[k], g.LatencyCount[k] > 0

@@ -39,18 +39,25 @@ type generator struct {
 	endAt   sim.Tick
 
 	measured uint64 // measured operations completed, success or failure
-	// windowDone and windowBytes count every completion inside the measured
-	// window, whenever its operation arrived: throughput is completions per
-	// unit of time. Latency samples, by contrast, are the operations that
-	// arrived after warm-up, so no warm-up queueing leaks into them.
-	windowDone  uint64
-	windowBytes uint64
-	windowUnits uint64
-	failed      uint64 // measured operations that failed
-	dropped     uint64 // arrivals refused by a full backlog (open loop)
-	bytes       uint64 // bytes of measured successful operations
-	lat         sim.Histogram
-	failures    map[string]uint64
+	// windowDone counts every completion inside the measured window,
+	// whenever its operation arrived, and windowFailed the failed ones
+	// among them: throughput is successful completions per unit of time.
+	// Latency samples, by contrast, are the operations that arrived after
+	// warm-up, so no warm-up queueing leaks into them.
+	windowDone   uint64
+	windowFailed uint64
+	windowBytes  uint64
+	windowUnits  uint64
+	firstFail    string   // the run's first failure reason ("" before one)
+	firstFailAt  sim.Tick // and when it completed
+	// backlogAtWarm is the open-loop backlog at the end of warm-up: one
+	// longer at the end of the window means arrivals outran completions.
+	backlogAtWarm int
+	failed        uint64 // measured operations that failed
+	dropped       uint64 // arrivals refused by a full backlog (open loop)
+	bytes         uint64 // bytes of measured successful operations
+	lat           sim.Histogram
+	failures      map[string]uint64
 
 	tracer sim.Tracer
 	tracks []string
@@ -244,11 +251,16 @@ func (g *generator) complete(now sim.Tick, index uint64, reason string) {
 	// The window's completions are those in (warm-up end, window end]: it
 	// ends at a completion (the last measured one in an ops run; events at
 	// the end of a duration run run), so it cannot start at one too.
+	if reason != "" && g.firstFail == "" {
+		g.firstFail, g.firstFailAt = reason, now
+	}
 	if now > g.warmEnd && !g.done {
 		g.windowDone++
 		if reason == "" {
 			g.windowBytes += sl.op.Bytes
 			g.windowUnits += sl.op.Units
+		} else {
+			g.windowFailed++
 		}
 	}
 	if sl.arrived >= g.warmEnd && !g.done {
@@ -300,6 +312,15 @@ func (g *generator) failureCounts() []results.ReasonCount {
 	return out
 }
 
+// backlog is the number of open-loop arrivals waiting for a slot.
+func (g *generator) backlog() int {
+	n := 0
+	for i := range g.streams {
+		n += g.streams[i].waiting()
+	}
+	return n
+}
+
 // inFlight is the number of operations started and not completed.
 func (g *generator) inFlight() int {
 	n := 0
@@ -307,59 +328,4 @@ func (g *generator) inFlight() int {
 		n += g.streams[i].inflight
 	}
 	return n
-}
-
-// result is the generator's figures over its window, from warmAt to tEnd
-// or to its own last measured completion when it finished first, and what
-// binds it among the model's meters.
-func (g *generator) result(tEnd, warmAt sim.Tick, ms *sim.Meters) results.GenResult {
-	ge := tEnd
-	if g.done {
-		ge = g.endAt
-	}
-	win := ge - min(ge, warmAt)
-	gr := results.GenResult{Name: g.cfg.Name, Kind: g.cfg.Kind, Completed: g.measured, Failed: g.failed,
-		Failures: g.failureCounts(), Dropped: g.dropped, InFlightAtEnd: g.inFlight(), WindowPS: uint64(win),
-		LatencyNS: results.NewLatency(&g.lat)}
-	if win > 0 {
-		gr.ThroughputMops = float64(g.windowDone) / (float64(win) / float64(sim.US))
-		gr.GoodputGbps = float64(g.windowBytes) * 8 / float64(win) * 1e3
-	}
-	if fs, ok := g.src.(FigureSource); ok {
-		name, unit := fs.Figure()
-		gr.Figure = results.Figure{Name: name, Unit: unit}
-		if win > 0 {
-			gr.Figure.Value = float64(g.windowUnits) / (float64(win) / float64(sim.US))
-		}
-	} else {
-		gr.MovesPayload = true
-	}
-	sc := ScopeAll
-	if ss, ok := g.src.(ScopedSource); ok {
-		sc = ss.Scope()
-	}
-	gr.BoundBy = boundBy(ms, sc, g.open)
-	if ps, ok := g.src.(PartSource); ok {
-		gr.Parts = g.partResults(ps.Parts(), win)
-	}
-	return gr
-}
-
-// partResults are the figures of the request types inside the generator's
-// operations.
-func (g *generator) partResults(parts []Part, win sim.Tick) []results.PartResult {
-	var out []results.PartResult
-	for _, part := range parts {
-		r := results.PartResult{Name: g.cfg.Name + "/" + part.Name, Kind: part.Name, LatencyNS: results.NewLatency(part.Lat)}
-		r.Completed = r.LatencyNS.Count
-		if win > 0 && g.measured > 0 {
-			// Parts are requests inside the generator's operations: scale
-			// their measured count to the window's completions as the
-			// operations' throughput is.
-			done := float64(r.Completed) * float64(g.windowDone) / float64(g.measured)
-			r.ThroughputMops = done / (float64(win) / float64(sim.US))
-		}
-		out = append(out, r)
-	}
-	return out
 }

@@ -159,10 +159,19 @@ func (r *pointRun) start() {
 	if r.warm == r.t0 {
 		r.warmSnap = takeSnapshot(r.m, r.t0)
 	} else {
-		eng.After(r.warm-r.t0, 0, sim.HandlerFunc(func(now sim.Tick, _ uint64) { r.warmSnap = takeSnapshot(r.m, now) }), 0)
+		eng.After(r.warm-r.t0, 0, sim.HandlerFunc(func(now sim.Tick, _ uint64) { r.warmUp(now) }), 0)
 	}
 	for _, g := range r.m.gens {
 		g.start(r.t0)
+	}
+}
+
+// warmUp ends warm-up at now: the window's first snapshot and each
+// generator's backlog.
+func (r *pointRun) warmUp(now sim.Tick) {
+	r.warmSnap = takeSnapshot(r.m, now)
+	for _, g := range r.m.gens {
+		g.backlogAtWarm = g.backlog()
 	}
 }
 
@@ -268,24 +277,13 @@ func (r *pointRun) result(stop string) (*results.PointResult, error) {
 	}
 	pr.Utilisation = utilisation(ms)
 	pr.PCIe, pr.MTT = windowFigures(r.warmSnap, endSnap, tEnd)
-	pr.Warnings = append(coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS), emptyLatencyWarnings(pr)...)
+	pr.Warnings = coldFillWarnings(r.warmSnap, endSnap, w.Run.WarmupUS)
+	pr.Warnings = append(pr.Warnings, failureWarnings(m.gens, r.t0)...)
+	pr.Warnings = append(pr.Warnings, emptyLatencyWarnings(pr)...)
+	pr.Warnings = append(pr.Warnings, moderationWarnings(w, m.gens)...)
 	pr.Series = r.series(tEnd)
 	results.Round(pr)
 	return pr, nil
-}
-
-// emptyLatencyWarnings names the generators with no latency sample in the
-// window: nothing they started after warm-up completed, so they have no
-// quantile (results.csv leaves the cells empty, the summary prints "-").
-func emptyLatencyWarnings(pr *results.PointResult) []string {
-	var out []string
-	for _, g := range pr.Generators {
-		if g.LatencyNS.Count == 0 {
-			out = append(out, fmt.Sprintf("generator %s: no operation that arrived after warm-up completed successfully in the measured window: no latency figures; "+
-				"lengthen run.duration_us", g.Name))
-		}
-	}
-	return out
 }
 
 // series is the point's time series up to the interval holding tEnd.

@@ -1,0 +1,53 @@
+package traffic
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/sim"
+)
+
+// 16 QPs of 16 SENDs in flight outrun the receiver: every QP gets
+// STATUS_REMOTE_RESOURCES, then STATUS_CANCELLED for the rest of the run
+// (no receiver-not-ready retry in the model).
+const failingSends = "run: {seed: 1, warmup_us: 20, duration_us: 300}\n" +
+	"generators: [{name: s, kind: send, streams: 16, outstanding: 16, size_bytes: 64}]\n"
+
+// Throughput counts only successful completions: with every operation
+// 64 B, goodput (successful bytes) is throughput x 512 bit exactly; a
+// failure has its own count and a warning naming the generator, the
+// window's failures and the run's first failure status; and when most
+// completions failed, bound_by says failures, not the resource the failed
+// operations kept busy (it said 77.3 Mops/s, NIC.PCIe.Down 96 %, for a
+// load that does 41 at most; 5.06 of it succeeded).
+func TestThroughputCountsOnlySuccessfulCompletions(t *testing.T) {
+	r := runSrc(t, failingSends)
+	p := r.Points[0]
+	g := p.Generators[0]
+	require.Greater(t, g.Failed, g.LatencyNS.Count, "the reproduction fails most operations")
+	require.InEpsilon(t, g.ThroughputMops*512/1e3, g.GoodputGbps, 1e-5, "throughput %.3f Mops/s, goodput %.3f Gb/s", g.ThroughputMops, g.GoodputGbps)
+	require.Less(t, g.ThroughputMops, 41.0)
+	require.Equal(t, results.BoundFailures, g.BoundBy.Resource, "%+v", g.BoundBy)
+	require.NotEmpty(t, g.BoundBy.Busiest)
+	var warned []string
+	for _, w := range p.Warnings {
+		if strings.HasPrefix(w, "generator s: ") && strings.Contains(w, "failed") {
+			warned = append(warned, w)
+		}
+	}
+	require.Len(t, warned, 1, "warnings: %q", p.Warnings)
+	require.Contains(t, warned[0], "21686 of the 23203 operations completed in the measured window failed")
+	require.Contains(t, warned[0], "first failure STATUS_REMOTE_RESOURCES")
+}
+
+// A few failures among many successes leave bound_by to the resources:
+// failures bind only when they are most of the window's completions.
+func TestBoundByIsFailuresOnlyWhenMostCompletionsFailed(t *testing.T) {
+	ms := sim.NewMeters()
+	require.Equal(t, results.BoundWindow, boundBy(ms, ScopeAll, boundEvidence{ok: 10, failed: 10}).Resource)
+	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll, boundEvidence{ok: 10, failed: 11}).Resource)
+	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll, boundEvidence{open: true, failed: 1}).Resource)
+}
