@@ -105,7 +105,7 @@ func (t *tx) arrive(now sim.Tick, b *burst, early bool) {
 	if !early {
 		t.rx.receive(now, &b.t)
 	}
-	t.peer.oweACK()
+	t.peer.oweACK(now)
 	if h, d := t.cred.returnable(b.t.class, b.t.payload); h|d != 0 {
 		t.peer.oweFC(b.t.class, h, d)
 	}

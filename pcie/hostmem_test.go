@@ -119,3 +119,40 @@ func TestWritePostedSentRunsAsTheLinkTakesTheLastTLP(t *testing.T) {
 	require.GreaterOrEqual(t, sent.times[0], up.at[len(up.at)-2]-sim.FromNanoseconds(spec.LinkLatencyNS), "sent no earlier than the MWr before the last left")
 	require.Greater(t, done.times[0], last, "visible after the last MWr arrived")
 }
+
+// statsReader reads a link's statistics every period until stop.
+type statsReader struct {
+	l            *Link
+	period, stop sim.Tick
+}
+
+func (r *statsReader) Handle(now sim.Tick, _ uint64) {
+	r.l.Stats()
+	if now+r.period < r.stop {
+		r.l.eng.After(r.period, sim.PrioDefault, r, 0)
+	}
+}
+
+// TestIdleACKsDoNotDependOnHowOftenStatsAreRead: the idle direction sends
+// one ACK per DLLP interval of the TLPs it receives, and the count is the
+// same whether the statistics are read once at the end or every 5 ns.
+func TestIdleACKsDoNotDependOnHowOftenStatsAreRead(t *testing.T) {
+	acks := func(readEvery sim.Tick) (uint64, float64) {
+		l, env, _, _ := newTestLink(t, IdealSpec(DefaultSpec()))
+		for i := range 64 {
+			require.NoError(t, l.DMA().Write(uint64(i)<<12, 4096, nil, 0))
+		}
+		if readEvery > 0 {
+			env.Engine.After(readEvery, sim.PrioDefault, &statsReader{l: l, period: readEvery, stop: sim.FromNanoseconds(100000)}, 0)
+		}
+		env.Engine.RunUntil(sim.FromNanoseconds(100000)) // both read at the same time
+		st := l.Stats()
+		return st.Down.ACKs, float64(st.Down.BusyPS)
+	}
+	once, busyOnce := acks(0)
+	often, busyOften := acks(sim.FromNanoseconds(5))
+	t.Logf("downstream ACKs: %d with the stats read once, %d read every 5 ns", once, often)
+	require.Greater(t, once, uint64(1))
+	require.Equal(t, once, often)
+	require.Equal(t, busyOnce, busyOften)
+}

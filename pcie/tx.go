@@ -179,13 +179,17 @@ func (t *tx) kick() {
 //
 // ACKs carry no credits, so an idle transmitter's ACK needs no event: it
 // is due one DLLP interval after the TLP it acknowledges and is accounted
-// (stats and link time) when the transmitter next starts or the stats are
-// read (idleACK), unless a busy period's own ACK covers it first.
-func (t *tx) oweACK() {
+// (stats and link time) when the transmitter next starts, the stats are
+// read, or another TLP arrives after it fell due (idleACK), unless a busy
+// period's own ACK covers it first. Settling a passed one before a new
+// TLP is owed keeps one ACK per interval of arrivals, however often the
+// stats are read.
+func (t *tx) oweACK(now sim.Tick) {
+	t.idleACK(now)
 	t.owedACK = true
 	if !t.busy && !t.ackPending {
 		t.ackPending = true
-		t.ackDueAt = t.eng.Now() + t.ivTicks
+		t.ackDueAt = now + t.ivTicks
 	}
 }
 
