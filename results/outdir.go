@@ -92,6 +92,16 @@ func foreignError(dest, foreign string) error {
 		dest, foreign, filepath.Join(dest, foreign))
 }
 
+// refuseForeign is the error of a folder dir holding an entry nicsim does
+// not write there (foreignError), or nil.
+func refuseForeign(dir string) error {
+	foreign, err := foreignEntry(dir)
+	if err == nil && foreign != "" {
+		err = foreignError(dir, foreign)
+	}
+	return err
+}
+
 // checkRerun refuses run folder dest unless it holds a run of the same
 // configuration cfg by a build of this one's same-time order.
 func checkRerun(dest string, cfg []byte) error {
@@ -143,10 +153,7 @@ func (o *OutDir) Final(path string) string {
 func (o *OutDir) Commit() error {
 	old := ""
 	if _, err := os.Stat(o.Dest); err == nil {
-		foreign, err := foreignEntry(o.Dest)
-		if err == nil && foreign != "" {
-			err = foreignError(o.Dest, foreign)
-		}
+		err := refuseForeign(o.Dest)
 		if err == nil {
 			old = o.Tmp + ".old"
 			err = os.Rename(o.Dest, old)
@@ -223,11 +230,7 @@ func checkWorkDir(w string) error {
 	if st, err := os.Stat(w); err != nil || !st.IsDir() {
 		return nil
 	}
-	foreign, err := foreignEntry(w)
-	if err == nil && foreign != "" {
-		err = foreignError(w, foreign)
-	}
-	return err
+	return refuseForeign(w)
 }
 
 // ResumeSweep prepares dest for resuming its sweep: the work goes on in
@@ -238,10 +241,7 @@ func checkWorkDir(w string) error {
 func ResumeSweep(dest string) (*OutDir, error) {
 	dest = filepath.Clean(dest)
 	src, w := ResumeSource(dest), SweepWorkDir(dest)
-	foreign, err := foreignEntry(src)
-	if err == nil && foreign != "" {
-		err = foreignError(src, foreign)
-	}
+	err := refuseForeign(src)
 	if err == nil {
 		err = checkPoints(src)
 	}
