@@ -151,4 +151,7 @@ func (s *bindSource) Figure() (string, string) { return "bound_windows", "M/s" }
 // Scope: host a only.
 func (s *bindSource) Scope() Scope { return ScopeLocalNIC }
 
+// QPs: one per stream, on host a.
+func (s *bindSource) QPs() (a, b []*nic.QP) { return s.qps, nil }
+
 func init() { RegisterSource("bind_invalidate", newBindSource) }

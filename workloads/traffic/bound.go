@@ -1,8 +1,10 @@
 package traffic
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -16,7 +18,7 @@ import (
 //     kept up with its arrivals (none dropped, its backlog no longer at
 //     the end of the window than at its start), however busy a resource
 //     reads: it completed what was offered;
-//   - the busiest resource its kind uses (Scope) when it is busy at least
+//   - the busiest resource it can use (meterUse) when it is busy at least
 //     results.BoundUtilisationMin of the measured window;
 //   - otherwise its window of operations in flight (results.BoundWindow,
 //     Little's law): a closed loop, or an open loop whose slots are all
@@ -50,6 +52,81 @@ func (sc Scope) uses(name string) bool {
 	return true
 }
 
+// Meters of one instance of a replicated resource, on host a or (with
+// a "B." before it) host b: a posting core, an execution engine, a QP.
+// Each is named by its instance ("Host.Core[3]") and what follows.
+var instanceMeters = []string{"Host.Core[", NICName + ".Engine[", NICName + ".QP["}
+
+// firmwareMeters are the driver thread and the firmware, on either host:
+// only firmware commands (FirmwareSource) use them while a run measures.
+var firmwareMeters = []string{"Host.Driver", NICName + ".Firmware"}
+
+// meterUse is which meters a generator can be bound by, fixed when its
+// source is built: those its kind uses (Scope); of the meters of one
+// instance, only its own QPs' (QPSource: QP n posts on core n mod
+// host_cores and runs on engine n mod exec_engines, as nic places it);
+// the firmware's and the driver thread's only for a kind of firmware
+// commands (FirmwareSource). Shared blocks (the PCIe link, DMA engine,
+// MMIO path, TPT, wire, doorbell, scheduler, WQE fetch, completion engine,
+// responder) stay candidates for every generator whose scope has them.
+type meterUse struct {
+	sc       Scope
+	firmware bool
+	own      map[string]bool // instances of its QPs: "Host.Core[1]", "NIC.Engine[0]", "B.NIC.QP[3]"
+}
+
+// newMeterUse is the meters src's generator can be bound by on model m.
+func newMeterUse(m *Model, src Source) meterUse {
+	u := meterUse{sc: ScopeAll, own: map[string]bool{}}
+	if ss, ok := src.(ScopedSource); ok {
+		u.sc = ss.Scope()
+	}
+	if fs, ok := src.(FirmwareSource); ok {
+		u.firmware = fs.UsesFirmware()
+	}
+	if qs, ok := src.(QPSource); ok {
+		a, b := qs.QPs()
+		u.addQPs("", m.NIC, a)
+		u.addQPs("B.", m.B, b)
+	}
+	return u
+}
+
+// addQPs marks as the generator's the instances qps of adapter a use
+// (host is "" for host a, "B." for host b).
+func (u meterUse) addQPs(host string, a *nic.Adapter, qps []*nic.QP) {
+	if len(qps) == 0 {
+		return
+	}
+	sp := a.Spec()
+	for _, qp := range qps {
+		n := qp.Num()
+		u.own[fmt.Sprintf("%sHost.Core[%d]", host, n%sp.HostCores)] = true
+		u.own[fmt.Sprintf("%s%s.Engine[%d]", host, NICName, n%sp.ExecEngines)] = true
+		u.own[fmt.Sprintf("%s%s.QP[%d]", host, NICName, n)] = true
+	}
+}
+
+// uses reports whether the generator can be bound by the meter named name.
+func (u meterUse) uses(name string) bool {
+	if !u.sc.uses(name) {
+		return false
+	}
+	local := strings.TrimPrefix(name, "B.")
+	for _, p := range instanceMeters {
+		if strings.HasPrefix(local, p) {
+			i := strings.IndexByte(name, ']')
+			return i >= 0 && u.own[name[:i+1]]
+		}
+	}
+	for _, f := range firmwareMeters {
+		if local == f {
+			return u.firmware
+		}
+	}
+	return true
+}
+
 // boundEvidence is a generator's own account of its window.
 type boundEvidence struct {
 	open       bool   // open loop
@@ -57,13 +134,14 @@ type boundEvidence struct {
 	ok, failed uint64 // the window's successful and failed completions
 }
 
-// boundBy names what limits a generator of scope sc given its evidence.
+// boundBy names what limits a generator that can use the meters uses
+// accepts (meterUse.uses) given its evidence.
 // Among the saturated resources a server (a meter of service time) is
 // preferred to a pool of held units: a pool reads full when what comes
 // after it is the bottleneck (a buffer waiting for the DMA engine), while
 // a busy server is busy with its own work.
-func boundBy(ms *sim.Meters, sc Scope, ev boundEvidence) results.BoundBy {
-	m := ms.Busiest(func(m *sim.Meter) bool { return sc.uses(m.Name()) })
+func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) results.BoundBy {
+	m := ms.Busiest(func(m *sim.Meter) bool { return uses(m.Name()) })
 	own := func(res string) results.BoundBy {
 		if m == nil {
 			return results.BoundBy{Resource: res}
@@ -78,7 +156,7 @@ func boundBy(ms *sim.Meters, sc Scope, ev boundEvidence) results.BoundBy {
 	case m == nil || m.Utilisation() < results.BoundUtilisationMin:
 		return own(results.BoundWindow)
 	}
-	if s := ms.Busiest(func(m *sim.Meter) bool { return sc.uses(m.Name()) && !m.Held() }); s != nil {
+	if s := ms.Busiest(func(m *sim.Meter) bool { return uses(m.Name()) && !m.Held() }); s != nil {
 		if su := s.Utilisation(); su >= results.BoundUtilisationMin {
 			return results.BoundBy{Resource: s.Name(), Utilisation: su}
 		}

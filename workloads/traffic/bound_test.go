@@ -1,6 +1,10 @@
 package traffic
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -173,4 +177,112 @@ func TestOpsWindowCountsNoCompletionAtItsStart(t *testing.T) {
 		"generators: [{name: g, kind: translate, region: d, outstanding: 32, length_bytes: 64, align_bytes: 64, access: remote_read}]\n")
 	require.Equal(t, "NIC.TPT.MPTCache.Ports", g.BoundBy.Resource, "%+v", g.BoundBy)
 	require.InDelta(t, 1000.0, g.ThroughputMops, 1e-9)
+}
+
+// A generator is bound only by resources it can use: of the meters of one
+// posting core, execution engine or QP, those of its own QPs (QP n posts on
+// core n mod host_cores and runs on engine n mod exec_engines), and the
+// firmware and driver thread only when its operations are firmware
+// commands. Before, each was chosen among every meter its kind's scope
+// has, so another generator's resource could be named.
+func TestBoundByNamesOnlyTheGeneratorsOwnResources(t *testing.T) {
+	bound := func(src string, sets ...string) map[string]results.BoundBy {
+		r := runSrc(t, src, sets...)
+		require.Len(t, r.Points, 1)
+		out := map[string]results.BoundBy{}
+		for _, g := range r.Points[0].Generators {
+			out[g.Name] = g.BoundBy
+		}
+		return out
+	}
+	t.Run("the firmware only for register_mr", func(t *testing.T) {
+		// One FastRegister+Invalidate at a time goes at its latency
+		// (2.31 M/s whatever the firmware's speed); the firmware, 98 %
+		// busy with register_mr's commands, binds register_mr only.
+		b := bound("run: {seed: 1, warmup_us: 100, duration_us: 2000}\ngenerators:\n" +
+			"  - {name: fr, kind: fast_register_invalidate, streams: 1, outstanding: 1, pages: 1}\n" +
+			"  - {name: reg, kind: register_mr, outstanding: 4, pages: 1}\n")
+		require.Equal(t, results.BoundWindow, b["fr"].Resource, "%+v", b["fr"])
+		require.NotEqual(t, "NIC.Firmware", b["fr"].Busiest, "%+v", b["fr"])
+		require.Equal(t, "NIC.Firmware", b["reg"].Resource, "%+v", b["reg"])
+	})
+	t.Run("a core only for the QPs that post on it", func(t *testing.T) {
+		// busy's QP 0 saturates core 0; idle's QP 1 posts on core 1.
+		b := bound("run: {seed: 1, warmup_us: 20, duration_us: 300}\ngenerators:\n" +
+			"  - {name: busy, kind: bind_invalidate, streams: 1, outstanding: 16}\n" +
+			"  - {name: idle, kind: bind_invalidate, streams: 1, outstanding: 1}\n")
+		require.Equal(t, "Host.Core[0]", b["busy"].Resource, "%+v", b["busy"])
+		require.Equal(t, results.BoundWindow, b["idle"].Resource, "%+v", b["idle"])
+		require.NotContains(t, b["idle"].Busiest, "Host.Core[0]", "%+v", b["idle"])
+	})
+	t.Run("an engine only for the QPs that run on it", func(t *testing.T) {
+		// QPs 0 and 2 (g0, g2) run on engine 0, QP 1 (g1) on engine 1;
+		// both engines' page-list reads are saturated.
+		gen := "  - {name: g%d, kind: fast_register_invalidate, streams: 1, outstanding: 8, pages: 1, inline_page_list: false}\n"
+		src := "run: {seed: 1, warmup_us: 200, duration_us: 1000}\ngenerators:\n"
+		for i := range 3 {
+			src += fmt.Sprintf(gen, i)
+		}
+		b := bound(src, "adapter.nic.exec_engines=2")
+		for name, engine := range map[string]string{"g0": "NIC.Engine[0].", "g1": "NIC.Engine[1].", "g2": "NIC.Engine[0]."} {
+			require.True(t, strings.HasPrefix(b[name].Resource, engine), "%s: %+v", name, b[name])
+		}
+	})
+}
+
+// Every kind that creates QPs says which (QPSource): the QP meters a
+// generator's setup adds to the model, on host a and host b, are exactly
+// the QPs its bound_by may name, so no kind is left bound by none of its
+// cores, engines or QPs.
+func TestEveryKindReportsTheQPsItCreates(t *testing.T) {
+	kinds := map[string]string{
+		"bind_invalidate":          "streams: 2",
+		"fast_register_invalidate": "streams: 2",
+		"fr_write_send_inv":        "streams: 2",
+		"rdma_write":               "streams: 2",
+		"rdma_read":                "streams: 2",
+		"send":                     "streams: 2",
+		"register_mr":              "outstanding: 2",
+		"dma_read":                 "outstanding: 2",
+		"dma_write":                "outstanding: 2",
+		"translate":                "region: d",
+	}
+	for kind := range sources {
+		require.Contains(t, kinds, kind, "a kind this test does not build")
+	}
+	src := "run: {duration_us: 1}\nregions: [{name: d, pages: 16}]\ngenerators:\n"
+	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+		src += fmt.Sprintf("  - {name: %s, kind: %s, %s}\n", kind, kind, kinds[kind])
+	}
+	w := load(t, src).Points[0]
+	m, err := Build(w)
+	require.NoError(t, err)
+	qpMeters := func() map[string]bool {
+		out := map[string]bool{}
+		for _, mt := range m.Env.Meters.List() {
+			if n := strings.TrimPrefix(mt.Name(), "B."); strings.HasPrefix(n, NICName+".QP[") {
+				out[mt.Name()[:strings.IndexByte(mt.Name(), ']')+1]] = true
+			}
+		}
+		return out
+	}
+	for i := range w.Generators {
+		before := qpMeters()
+		g, err := newGenerator(m, &w.Generators[i], w.Run.Seed, 0, 0, nil)
+		require.NoError(t, err)
+		made, own := map[string]bool{}, map[string]bool{}
+		for q := range qpMeters() {
+			if !before[q] {
+				made[q] = true
+			}
+		}
+		for inst := range g.use.own {
+			if strings.Contains(inst, ".QP[") {
+				own[inst] = true
+			}
+		}
+		require.Equal(t, made, own, "%s", g.cfg.Kind)
+		_, isQP := g.src.(QPSource)
+		require.Equal(t, len(made) > 0, isQP, "%s", g.cfg.Kind)
+	}
 }

@@ -47,7 +47,7 @@ func TestThroughputCountsOnlySuccessfulCompletions(t *testing.T) {
 // failures bind only when they are most of the window's completions.
 func TestBoundByIsFailuresOnlyWhenMostCompletionsFailed(t *testing.T) {
 	ms := sim.NewMeters()
-	require.Equal(t, results.BoundWindow, boundBy(ms, ScopeAll, boundEvidence{ok: 10, failed: 10}).Resource)
-	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll, boundEvidence{ok: 10, failed: 11}).Resource)
-	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll, boundEvidence{open: true, failed: 1}).Resource)
+	require.Equal(t, results.BoundWindow, boundBy(ms, ScopeAll.uses, boundEvidence{ok: 10, failed: 10}).Resource)
+	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll.uses, boundEvidence{ok: 10, failed: 11}).Resource)
+	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll.uses, boundEvidence{open: true, failed: 1}).Resource)
 }

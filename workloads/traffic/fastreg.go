@@ -232,4 +232,7 @@ func (s *frInvSource) Figure() (string, string) { return "registered_pages", "Mp
 // Scope: host a only.
 func (s *frInvSource) Scope() Scope { return ScopeLocalNIC }
 
+// QPs: one per stream, on host a.
+func (s *frInvSource) QPs() (a, b []*nic.QP) { return s.qps, nil }
+
 func init() { RegisterSource("fast_register_invalidate", newFRInvSource) }

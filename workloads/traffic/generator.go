@@ -20,6 +20,7 @@ type generator struct {
 	m       *Model
 	cfg     *workloads.Generator
 	src     Source
+	use     meterUse // the meters it can be bound by
 	eng     *sim.Engine
 	open    bool
 	arrRNG  *rand.Rand
@@ -90,7 +91,7 @@ func newGenerator(m *Model, cfg *workloads.Generator, seed uint64, warmEnd sim.T
 	if err != nil {
 		return nil, fmt.Errorf("generator %q: %w", cfg.Name, err)
 	}
-	g := &generator{m: m, cfg: cfg, src: src, eng: m.Env.Engine, warmEnd: warmEnd, target: target,
+	g := &generator{m: m, cfg: cfg, src: src, use: newMeterUse(m, src), eng: m.Env.Engine, warmEnd: warmEnd, target: target,
 		failures: map[string]uint64{}, tracer: tr}
 	n := cfg.Streams * cfg.Outstanding
 	g.slots = make([]genSlot, n)

@@ -33,19 +33,11 @@ func (g *generator) result(tEnd, warmAt sim.Tick, ms *sim.Meters) results.GenRes
 	} else {
 		gr.MovesPayload = true
 	}
-	gr.BoundBy = boundBy(ms, g.scope(), g.evidence())
+	gr.BoundBy = boundBy(ms, g.use.uses, g.evidence())
 	if ps, ok := g.src.(PartSource); ok {
 		gr.Parts = g.partResults(ps.Parts(), win)
 	}
 	return gr
-}
-
-// scope is the resources the generator's kind uses.
-func (g *generator) scope() Scope {
-	if ss, ok := g.src.(ScopedSource); ok {
-		return ss.Scope()
-	}
-	return ScopeAll
 }
 
 // evidence is what the generator itself says about its window for

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
 )
@@ -67,6 +68,20 @@ const (
 // A ScopedSource uses fewer resources than all (ScopeAll is the default).
 type ScopedSource interface {
 	Scope() Scope
+}
+
+// A QPSource posts its operations on QPs of its own, on host a and on
+// host b: of the meters of one core, one execution engine or one QP, its
+// generator can be bound only by those its QPs use.
+type QPSource interface {
+	QPs() (a, b []*nic.QP)
+}
+
+// A FirmwareSource's operations are firmware commands (NdkRegisterMr,
+// NdkDeregisterMr): only its generator can be bound by the driver thread
+// and the firmware, which no other kind uses while a run measures.
+type FirmwareSource interface {
+	UsesFirmware() bool
 }
 
 // ErrBusy is returned by Source.Start when the model has no room now.

@@ -138,4 +138,7 @@ func (s *regMRSource) Figure() (string, string) { return "registered_pages", "Mp
 // Scope: host a only.
 func (s *regMRSource) Scope() Scope { return ScopeLocalNIC }
 
+// UsesFirmware: every operation is two firmware commands.
+func (s *regMRSource) UsesFirmware() bool { return true }
+
 func init() { RegisterSource("register_mr", newRegMRSource) }

@@ -245,6 +245,10 @@ type hostPairs struct {
 	qa, qb   []*nic.QP
 }
 
+// QPs are the pairs' QPs on host a and on host b (QPSource of the
+// two-host kinds).
+func (p hostPairs) QPs() (a, b []*nic.QP) { return p.qa, p.qb }
+
 // twoHostPairs creates one CQ on each host (depth cqDepth, capped at the
 // adapter's MaxCqDepth) with the given visible hooks, and streams connected
 // QP pairs: host a's with initiator depth aDepth, host b's with initiator
