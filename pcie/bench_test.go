@@ -38,7 +38,7 @@ func benchStreams(b *testing.B, spec Spec, clock sim.ClockDomain, random bool) {
 				b.Fatal(err)
 			}
 			d := &streamDriver{dma: l.DMA(), eng: env.Engine, env: env, rng: env.Stream("stream.addresses"),
-				cfg: StreamConfig{Dir: c.dir, SizeBytes: c.size, Outstanding: 64, Warmup: 1 << 62, Measure: 1,
+				cfg: StreamConfig{Dir: c.dir, SizeBytes: c.size, Outstanding: 64, WarmupTransfers: 1 << 62, MeasureTransfers: 1,
 					WindowBytes: 16 << 20, Random: random}}
 			l.DMA().AddWaker(d)
 			d.fill()

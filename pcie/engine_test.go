@@ -11,7 +11,7 @@ import (
 // writeRate is the rate, in M writes/s, of a saturating stream of 64 B
 // writes on spec with the DMA engine at clock, and the meter that binds it.
 func writeRate(t *testing.T, spec Spec, clock sim.ClockDomain) (float64, MeterUse) {
-	r, err := RunStream(spec, clock, StreamConfig{Dir: DirWrite, SizeBytes: 64, Outstanding: 128, Warmup: 500, Measure: 5000})
+	r, err := RunStream(spec, clock, StreamConfig{Dir: DirWrite, SizeBytes: 64, Outstanding: 128, WarmupTransfers: 500, MeasureTransfers: 5000})
 	require.NoError(t, err)
 	return r.EffectiveGbps * 1e3 / (64 * 8), r.BoundBy
 }
@@ -27,7 +27,7 @@ func TestNFPEngineRatesMatchCalibrationAnchors(t *testing.T) {
 	// Reads with tags enough that the engine, not latency x tags, binds.
 	spec := NFP6000Spec()
 	spec.TagsMax, spec.HostNPHCredits = 256, 256
-	r, err := RunStream(spec, nfpClock, StreamConfig{Dir: DirRead, SizeBytes: 64, Outstanding: 256, Warmup: 500, Measure: 5000})
+	r, err := RunStream(spec, nfpClock, StreamConfig{Dir: DirRead, SizeBytes: 64, Outstanding: 256, WarmupTransfers: 500, MeasureTransfers: 5000})
 	require.NoError(t, err)
 	rd := r.EffectiveGbps * 1e3 / (64 * 8)
 	require.InEpsilon(t, 62.54, rd, 0.015, "reads %.2f M/s", rd)
@@ -95,10 +95,10 @@ func TestRequestCyclesDelayTheFirstTLP(t *testing.T) {
 func TestReservedChannelEndsChangeNoFigure(t *testing.T) {
 	defer func() { newStreamEnv = sim.NewEnv }()
 	for _, c := range []StreamConfig{
-		{Dir: DirWrite, SizeBytes: 64, Outstanding: 1, Warmup: 20, Measure: 300},
-		{Dir: DirRdWr, SizeBytes: 256, Outstanding: 4, Warmup: 50, Measure: 500},
-		{Dir: DirWrite, SizeBytes: 64, Outstanding: 128, Warmup: 200, Measure: 2000},
-		{Dir: DirRead, SizeBytes: 4096, Outstanding: 32, Warmup: 20, Measure: 200},
+		{Dir: DirWrite, SizeBytes: 64, Outstanding: 1, WarmupTransfers: 20, MeasureTransfers: 300},
+		{Dir: DirRdWr, SizeBytes: 256, Outstanding: 4, WarmupTransfers: 50, MeasureTransfers: 500},
+		{Dir: DirWrite, SizeBytes: 64, Outstanding: 128, WarmupTransfers: 200, MeasureTransfers: 2000},
+		{Dir: DirRead, SizeBytes: 4096, Outstanding: 32, WarmupTransfers: 20, MeasureTransfers: 200},
 	} {
 		var events [2]uint64
 		var env *sim.Env

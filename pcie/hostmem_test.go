@@ -11,7 +11,7 @@ import (
 // unloadedReads measures n reads of size bytes, one outstanding, on spec
 // (NFP engine clock), with the host's streams seeded by seed.
 func unloadedReads(t *testing.T, spec Spec, size uint64, n int, seed uint64) StreamResult {
-	r, err := RunStream(spec, nfpClock, StreamConfig{Dir: DirRead, SizeBytes: size, Outstanding: 1, Warmup: 20, Measure: n, Seed: seed})
+	r, err := RunStream(spec, nfpClock, StreamConfig{Dir: DirRead, SizeBytes: size, Outstanding: 1, WarmupTransfers: 20, MeasureTransfers: n, Seed: seed})
 	require.NoError(t, err)
 	return r
 }
@@ -23,13 +23,13 @@ func unloadedReads(t *testing.T, spec Spec, size uint64, n int, seed uint64) Str
 // p99.9 573 ns, within 2.5 % (the model runs ~10 ns fast there).
 func TestUnloadedReadLatencyQuantilesMatchPcieBench(t *testing.T) {
 	seed := testSeed(t)
-	r := unloadedReads(t, NFP6000Spec(), 64, 20000, seed).ReadLatency
+	r := unloadedReads(t, NFP6000Spec(), 64, 20000, seed).ReadLatencyNS
 	t.Logf("64 B: min %d, median %.1f, p99.9 %.1f, max %d ns", r.Min, r.P50, r.P999, r.Max)
 	require.InDelta(t, 520, float64(r.Min), 3)
 	require.InDelta(t, 546, r.P50, 2)
 	require.InDelta(t, 586, r.P999, 3)
 	require.LessOrEqual(t, float64(r.Max), 588.0, "bounded at p99.9 unless configured")
-	r8 := unloadedReads(t, NFP6000Spec(), 8, 20000, seed).ReadLatency
+	r8 := unloadedReads(t, NFP6000Spec(), 8, 20000, seed).ReadLatencyNS
 	t.Logf("8 B: min %d, median %.1f, p99.9 %.1f ns", r8.Min, r8.P50, r8.P999)
 	require.InEpsilon(t, 506, float64(r8.Min), 0.025)
 	require.InEpsilon(t, 533, r8.P50, 0.025)
@@ -41,7 +41,7 @@ func TestUnloadedReadLatencyQuantilesMatchPcieBench(t *testing.T) {
 func TestConfiguredTailReachesItsMaximum(t *testing.T) {
 	spec := NFP6000Spec()
 	spec.HostReadSpreadMaxNS = 2000
-	r := unloadedReads(t, spec, 64, 20000, 3).ReadLatency
+	r := unloadedReads(t, spec, 64, 20000, 3).ReadLatencyNS
 	require.Greater(t, float64(r.Max), 700.0)
 	require.LessOrEqual(t, float64(r.Max), 546+2000+2.0)
 	require.InDelta(t, 546, r.P50, 2)
@@ -61,7 +61,7 @@ func TestSameSeedSameLatencies(t *testing.T) {
 // HostLLCMissNS (docs/sources.md 1.1: +54 ns), one served by the remote
 // socket HostRemoteNUMANS (+107 ns); fractions apply per MRd.
 func TestLLCMissAndRemoteNUMAAddTheirLatency(t *testing.T) {
-	base := unloadedReads(t, NFP6000Spec(), 64, 4000, 5).ReadLatency
+	base := unloadedReads(t, NFP6000Spec(), 64, 4000, 5).ReadLatencyNS
 	for _, c := range []struct {
 		name      string
 		llc, numa float64
@@ -69,7 +69,7 @@ func TestLLCMissAndRemoteNUMAAddTheirLatency(t *testing.T) {
 	}{{"all LLC misses", 1, 0, 54}, {"all remote", 0, 1, 107}, {"both", 1, 1, 161}, {"half LLC misses", 0.5, 0, 27}} {
 		spec := NFP6000Spec()
 		spec.HostLLCMissFraction, spec.HostRemoteNUMAFraction = c.llc, c.numa
-		r := unloadedReads(t, spec, 64, 4000, 5).ReadLatency
+		r := unloadedReads(t, spec, 64, 4000, 5).ReadLatencyNS
 		require.InDelta(t, base.Mean+c.add, r.Mean, 2, c.name)
 	}
 }

@@ -44,7 +44,7 @@ func TestIOTLBIsLeastRecentlyUsed(t *testing.T) {
 // configuration with the IOMMU on.
 func randomReads(t *testing.T, spec Spec, window uint64, outstanding int) StreamResult {
 	r, err := RunStream(spec, nfpClock, StreamConfig{Dir: DirRead, SizeBytes: 64, Outstanding: outstanding,
-		Warmup: 4000, Measure: 8000, WindowBytes: window, Random: true, Seed: 1})
+		WarmupTransfers: 4000, MeasureTransfers: 8000, WindowBytes: window, Random: true, Seed: 1})
 	require.NoError(t, err)
 	return r
 }
@@ -58,19 +58,19 @@ func TestIOTLBKneeAtEntriesTimesPageSize(t *testing.T) {
 	off := NFP6000Spec()
 	on := off
 	on.IOMMU = true
-	base := randomReads(t, off, 256<<10, 1).ReadLatency.Mean
+	base := randomReads(t, off, 256<<10, 1).ReadLatencyNS.Mean
 	reach := uint64(on.IOTLBEntries * on.IOMMUPageBytes)
 	for _, c := range []struct {
 		window uint64
 		miss   float64 // share of reads that miss: 1 - reach/window for a uniform random LRU
 	}{{reach / 2, 0}, {reach, 0}, {2 * reach, 0.5}, {4 * reach, 0.75}, {256 * reach, 1 - 1.0/256}} {
-		got := randomReads(t, on, c.window, 1).ReadLatency.Mean
+		got := randomReads(t, on, c.window, 1).ReadLatencyNS.Mean
 		want := base + c.miss*on.IOMMUWalkNS
 		t.Logf("window %6d KB: %.1f ns (IOMMU off %.1f, expected %.1f)", c.window>>10, got, base, want)
 		require.InDelta(t, want, got, 3+0.05*c.miss*on.IOMMUWalkNS, "window %d KB", c.window>>10)
 	}
 	on.IOTLBEntries *= 2
-	got := randomReads(t, on, 2*reach, 1).ReadLatency.Mean
+	got := randomReads(t, on, 2*reach, 1).ReadLatencyNS.Mean
 	require.InDelta(t, base, got, 3, "twice the entries: no misses at twice the window")
 }
 

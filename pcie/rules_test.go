@@ -316,7 +316,7 @@ func TestMMIODoorbellsAndWCStores(t *testing.T) {
 // busy upstream direction spends the section-11 share on DLLPs and SKP.
 func TestDLLPsRideOnTheOppositeDirection(t *testing.T) {
 	spec := DefaultSpec()
-	r, err := RunStream(spec, rnicClock, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, Warmup: 20, Measure: 200})
+	r, err := RunStream(spec, rnicClock, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, WarmupTransfers: 20, MeasureTransfers: 200})
 	require.NoError(t, err)
 	st := r.Stats
 	require.Zero(t, st.Down.TLPCount())

@@ -10,11 +10,11 @@ import (
 // StreamConfig describes a stream of equal DMA transfers kept in flight by
 // a closed loop, for sweeps and validation.
 type StreamConfig struct {
-	Dir         Direction
-	SizeBytes   uint64
-	Outstanding int // transfers in flight at most (reads and writes together)
-	Warmup      int // transfers completed before measuring
-	Measure     int // transfers completed while measuring
+	Dir              Direction
+	SizeBytes        uint64
+	Outstanding      int // transfers in flight at most (reads and writes together)
+	WarmupTransfers  int // transfers completed before measuring
+	MeasureTransfers int // transfers completed while measuring
 	// WindowBytes is the host buffer the transfers walk (0: 1 MiB). In
 	// order, each transfer starts on the next 4 KiB boundary; with Random,
 	// at a uniformly drawn multiple of SizeBytes (pcie-bench's random
@@ -34,7 +34,7 @@ type StreamResult struct {
 	DownUtilization float64
 	UpTLPs          uint64
 	DownTLPs        uint64
-	ReadLatency     sim.Summary // ns
+	ReadLatencyNS   sim.Summary // DMA read latency, ns
 	Stats           Stats       // full statistics at the end
 	Meters          []MeterUse  // every meter of the link, by name, over the measured window
 	BoundBy         MeterUse    // the busiest meter: the resource that binds the stream
@@ -59,8 +59,8 @@ func DefaultStreamConfig(dir Direction, size uint64, spec Spec) StreamConfig {
 		m = max(300, int((2<<20)/size))
 	}
 	return StreamConfig{Dir: dir, SizeBytes: size,
-		Outstanding: min(max(spec.DMAReadQueueDepth, spec.DMAWriteQueueDepth)+spec.TagsMax, 256),
-		Warmup:      max(m/4, 16), Measure: m}
+		Outstanding:     min(max(spec.DMAReadQueueDepth, spec.DMAWriteQueueDepth)+spec.TagsMax, 256),
+		WarmupTransfers: max(m/4, 16), MeasureTransfers: m}
 }
 
 type streamDriver struct {
@@ -88,7 +88,7 @@ func (s *streamDriver) Handle(now sim.Tick, arg uint64) {
 	s.inflight--
 	s.completed++
 	st := s.dma.l.Stats()
-	if s.completed == s.cfg.Warmup {
+	if s.completed == s.cfg.WarmupTransfers {
 		s.t0 = now
 		s.up0, s.down0 = st.Up.PayloadBytes, st.Down.PayloadBytes
 		s.busyU, s.busyD = st.Up.BusyPS, st.Down.BusyPS
@@ -99,7 +99,7 @@ func (s *streamDriver) Handle(now sim.Tick, arg uint64) {
 			s.err = err
 		}
 	}
-	if s.completed >= s.cfg.Warmup+s.cfg.Measure {
+	if s.completed >= s.cfg.WarmupTransfers+s.cfg.MeasureTransfers {
 		s.eng.Stop()
 		return
 	}
@@ -158,8 +158,8 @@ func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamRes
 	if cfg.SizeBytes == 0 || cfg.SizeBytes > TransferBytesMax {
 		return StreamResult{}, fmt.Errorf("pcie: stream size %d is out of range 1..%d", cfg.SizeBytes, TransferBytesMax)
 	}
-	if cfg.Outstanding < 1 || cfg.Measure < 1 || cfg.Warmup < 1 {
-		return StreamResult{}, fmt.Errorf("pcie: stream needs Outstanding, Warmup and Measure of at least 1")
+	if cfg.Outstanding < 1 || cfg.MeasureTransfers < 1 || cfg.WarmupTransfers < 1 {
+		return StreamResult{}, fmt.Errorf("pcie: stream needs Outstanding, WarmupTransfers and MeasureTransfers of at least 1")
 	}
 	if _, err := ParseDirection(string(cfg.Dir)); err != nil {
 		return StreamResult{}, err
@@ -180,8 +180,8 @@ func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamRes
 	if d.err != nil {
 		return StreamResult{}, d.err
 	}
-	if d.completed < cfg.Warmup+cfg.Measure {
-		return StreamResult{}, fmt.Errorf("pcie: stream stopped after %d of %d transfers", d.completed, cfg.Warmup+cfg.Measure)
+	if d.completed < cfg.WarmupTransfers+cfg.MeasureTransfers {
+		return StreamResult{}, fmt.Errorf("pcie: stream stopped after %d of %d transfers", d.completed, cfg.WarmupTransfers+cfg.MeasureTransfers)
 	}
 	st := l.Stats()
 	el := env.Engine.Now() - d.t0
@@ -198,7 +198,7 @@ func RunStream(spec Spec, nicClock sim.ClockDomain, cfg StreamConfig) (StreamRes
 	}
 	lat := st.ReadLatencyPS.Summarize()
 	ns := func(v float64) float64 { return v / 1e3 }
-	r.ReadLatency = sim.Summary{Count: lat.Count, Mean: ns(lat.Mean), Min: lat.Min / 1000, P50: ns(lat.P50),
+	r.ReadLatencyNS = sim.Summary{Count: lat.Count, Mean: ns(lat.Mean), Min: lat.Min / 1000, P50: ns(lat.P50),
 		P99: ns(lat.P99), P999: ns(lat.P999), Max: lat.Max / 1000}
 	l.settleMeters(env.Engine.Now())
 	r.Meters, r.BoundBy = meterUses(env.Meters, el)

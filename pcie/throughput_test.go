@@ -21,8 +21,8 @@ func TestLargeReadGoodputNeverFallsWithSize(t *testing.T) {
 		prev := 0.0
 		for size := uint64(64); size <= 1<<20; size *= 2 {
 			cfg := DefaultStreamConfig(DirRead, size, c.spec)
-			cfg.Measure = max(40, int(min(uint64(cfg.Measure), (8<<20)/size)))
-			cfg.Warmup = max(8, cfg.Measure/4)
+			cfg.MeasureTransfers = max(40, int(min(uint64(cfg.MeasureTransfers), (8<<20)/size)))
+			cfg.WarmupTransfers = max(8, cfg.MeasureTransfers/4)
 			r, err := RunStream(c.spec, c.clock, cfg)
 			require.NoError(t, err)
 			model := ByteModelGoodputGbps(c.spec, DirRead, size)
@@ -43,7 +43,7 @@ func TestLargeReadGoodputNeverFallsWithSize(t *testing.T) {
 // it, and the read side is idle (0 %). A link with no traffic reads 0 %
 // everywhere.
 func TestSaturatedDirectionMeterReadsFull(t *testing.T) {
-	r, err := RunStream(DefaultSpec(), rnicClock, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, Warmup: 50, Measure: 500})
+	r, err := RunStream(DefaultSpec(), rnicClock, StreamConfig{Dir: DirWrite, SizeBytes: 4096, Outstanding: 64, WarmupTransfers: 50, MeasureTransfers: 500})
 	require.NoError(t, err)
 	use := map[string]float64{}
 	for _, m := range r.Meters {

@@ -225,7 +225,7 @@ func pcieRow(spec pcie.Spec, clock sim.ClockDomain, d pcie.Direction, sz uint64)
 	m := pcie.ByteModelGoodputGbps(spec, d, sz)
 	return []string{string(d), strconv.FormatUint(sz, 10),
 		f3(r.EffectiveGbps), f3(m), fmt.Sprintf("%.2f", 100*(r.EffectiveGbps/m-1)),
-		fmt.Sprintf("%.1f", r.ReadLatency.Mean), fmt.Sprintf("%.1f", r.ReadLatency.P99),
+		fmt.Sprintf("%.1f", r.ReadLatencyNS.Mean), fmt.Sprintf("%.1f", r.ReadLatencyNS.P99),
 		f3(r.UpUtilization), f3(r.DownUtilization),
 		strconv.FormatUint(r.UpTLPs, 10), strconv.FormatUint(r.DownTLPs, 10),
 		strconv.FormatUint(r.Stats.TagStalls, 10),
@@ -282,12 +282,12 @@ func unloadedReadFit(spec pcie.Spec, clock sim.ClockDomain, dirs []pcie.Directio
 	var xs, ys []float64
 	lo, hi := sizes[0], sizes[0]
 	for _, sz := range sizes {
-		r, err := pcie.RunStream(spec, clock, pcie.StreamConfig{Dir: pcie.DirRead, SizeBytes: sz, Outstanding: 1, Warmup: 2, Measure: 200})
+		r, err := pcie.RunStream(spec, clock, pcie.StreamConfig{Dir: pcie.DirRead, SizeBytes: sz, Outstanding: 1, WarmupTransfers: 2, MeasureTransfers: 200})
 		if err != nil {
 			return "", false, fmt.Errorf("read %d B, one outstanding: %w", sz, err)
 		}
 		xs = append(xs, float64(sz))
-		ys = append(ys, r.ReadLatency.P50)
+		ys = append(ys, r.ReadLatencyNS.P50)
 		lo, hi = min(lo, sz), max(hi, sz)
 	}
 	fixed, perByte := stat.LinearRegression(xs, ys, nil, false)
