@@ -172,6 +172,9 @@ func (h *host) peek(now sim.Tick) (*tlp, sim.Tick) {
 	return &h.scratch, 0
 }
 
+// headReady is when the data of the completion peek offered became ready.
+func (h *host) headReady() sim.Tick { return h.jobs[h.heap[0]].ready }
+
 func (h *host) take(now sim.Tick, t *tlp) {
 	j := &h.jobs[t.ref]
 	j.off = j.end

@@ -156,3 +156,26 @@ func TestIdleACKsDoNotDependOnHowOftenStatsAreRead(t *testing.T) {
 	require.Equal(t, once, often)
 	require.Equal(t, busyOnce, busyOften)
 }
+
+// TestCompletionDoesNotPassAnEarlierPostedWrite: a host completion enters
+// the downstream queue when its data is ready, so one whose data becomes
+// ready after a doorbell was posted goes after that doorbell (PCIe's
+// ordering: a completion does not pass a posted request), though its MRd
+// arrived first. A 4 KiB read's eight MRds are answered in parallel, so
+// their completions queue faster than the link sends them; a doorbell
+// posted as the first completion arrives overtakes those not ready yet.
+func TestCompletionDoesNotPassAnEarlierPostedWrite(t *testing.T) {
+	l, env, _, down := newTestLink(t, DefaultSpec())
+	var reads, bells doneLog
+	require.NoError(t, l.DMA().Read(0x100000, 4096, &reads, 1))
+	for len(down.at) == 0 {
+		require.True(t, env.Engine.Step())
+	}
+	posted := env.Engine.Now()
+	require.NoError(t, l.MMIOWrite(0, 8, &bells, 2))
+	env.Engine.Run()
+	require.Len(t, bells.times, 1)
+	require.Len(t, reads.times, 1)
+	t.Logf("doorbell posted at %v arrived at %v; the read's last completion at %v", posted, bells.times[0], reads.times[0])
+	require.Less(t, bells.times[0], reads.times[0], "the doorbell waited for completions whose data was not ready when it was posted")
+}

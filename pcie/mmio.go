@@ -108,6 +108,10 @@ func (m *mmio) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	return &m.scratch, 0
 }
 
+// headReady is when the CPU emits the TLP peek offered (its store, after
+// the issue gap).
+func (m *mmio) headReady() sim.Tick { return m.next }
+
 func (m *mmio) take(now sim.Tick, t *tlp) {
 	m.lastEmit, m.emitted = m.next, true
 	r := m.reqs.Slot(m.arriving)

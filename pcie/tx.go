@@ -265,14 +265,12 @@ func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 		}
 	}
 	wake = sim.MaxTick
-	pBlockedSeq := ^uint64(0)
 	switch {
 	case p == nil:
 		wake = pAt
 		t.blocked[classP] = false
 	case !t.cred.fits(classP, p.payload):
 		t.stall(classP)
-		pBlockedSeq = p.seq
 	default:
 		t.blocked[classP] = false
 		best, bestCl = p, classP
@@ -286,11 +284,28 @@ func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 		t.stall(cl)
 	default:
 		t.blocked[cl] = false
-		if o.seq < pBlockedSeq && (best == nil || o.seq < best.seq) {
+		if p == nil || t.olderThan(o, p) {
 			best, bestCl = o, cl
 		}
 	}
 	return best, bestCl, wake
+}
+
+// olderThan reports whether o, the head of the source beside the posted
+// one, entered the transmit queue before p, the posted head: a read
+// request or completion never passes an older posted write (p blocked or
+// ready), and a posted write is sent before a younger one. Upstream both
+// enter the queue as they are submitted (seq). Downstream a completion
+// enters when its data is ready and an MMIO write when the CPU emits it,
+// so a completion whose MRd arrived before a write was posted, but whose
+// data was not ready yet, goes after it.
+func (t *tx) olderThan(o, p *tlp) bool {
+	if t.down {
+		if or, pr := t.hs.headReady(), t.mm.headReady(); or != pr {
+			return or < pr
+		}
+	}
+	return o.seq < p.seq
 }
 
 // stall counts a credit stall of class cl's head the first time it finds

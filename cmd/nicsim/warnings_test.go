@@ -16,10 +16,9 @@ func TestRunWarnsOfFailedCompletions(t *testing.T) {
 		"generators: [{name: s, kind: send, streams: 16, outstanding: 16, size_bytes: 64}]\n")
 	code, stdout, stderr := nicsim(t, "run", f, "--no-plots", "--out", filepath.Join(dir, "out"))
 	require.Equal(t, exitOK, code, stderr)
-	require.Contains(t, stderr, "nicsim run: warning: generator s: 21686 of the 23203 operations completed in the measured window failed "+
-		"(first failure STATUS_REMOTE_RESOURCES")
-	require.Contains(t, stdout, " 5.057 ")
-	require.Contains(t, stdout, "failures (NIC.PCIe.Down 96%)")
+	require.Regexp(t, `nicsim run: warning: generator s: \d+ of the \d+ operations completed in the measured window failed `+
+		`\(first failure STATUS_REMOTE_RESOURCES, at [0-9.]+ us\); throughput, goodput and own rate count only the \d+ that succeeded`, stderr)
+	require.Regexp(t, `failures \(NIC\.PCIe\.Down \d+%\)`, stdout)
 }
 
 // Interrupt moderation in a workload where nothing arms a CQ is warned
