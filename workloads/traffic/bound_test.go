@@ -107,8 +107,8 @@ func TestBoundByNamesTheResourceWhoseCapacityMovesThroughput(t *testing.T) {
 }
 
 // A deeper window does not lower the rate: 64 B RDMA Writes and Reads, 4
-// QPs each, at 64 outstanding per QP saturate the upstream link, which
-// bound_by names, and go at least as fast as at 16. A Write's payload read
+// QPs each, at 64 outstanding per QP saturate the link (both directions),
+// which bound_by names, and go at least as fast as at 16. A Write's payload read
 // waits for room in the DMA read queue only: when it waited for the write
 // queue too, which CQEs and Read data fill, the in-order engine stalled
 // while the upstream link drained writes, then flooded the downstream link
@@ -130,8 +130,8 @@ func TestDeeperRDMAWindowSaturatesTheLinkItNames(t *testing.T) {
 	}
 	shallow, _ := total("16")
 	deep, gens := total("64")
-	for _, g := range gens {
-		require.Equal(t, "NIC.PCIe.Up", g.BoundBy.Resource, "%s: %+v", g.Name, g.BoundBy)
+	for _, g := range gens { // both directions saturate: the writes' payload reads, the reads' data
+		require.Contains(t, []string{"NIC.PCIe.Up", "NIC.PCIe.Down"}, g.BoundBy.Resource, "%s: %+v", g.Name, g.BoundBy)
 	}
 	wide, _ := total("64", "adapter.pcie.lanes=16")
 	fast, _ := total("64", fasterCores...)
