@@ -311,7 +311,7 @@ func (kt *KeyTable) BindWindow(mw, mr Token, qpn uint32, va, length uint64, righ
 		return 0, fmt.Errorf("%w: MR %v is %s", ErrWrongState, mr, m.State)
 	case w.PD != m.PD:
 		return 0, fmt.Errorf("%w: window PD %d, MR PD %d", ErrAccessDenied, w.PD, m.PD)
-	case length == 0 || va < m.BaseVA || va+length < va || va+length > m.BaseVA+m.Length:
+	case length == 0 || va < m.BaseVA || va+length-1 < va || va+length-1 > m.BaseVA+m.Length-1: // inclusive last bytes: an end at 2^64 does not wrap
 		return 0, fmt.Errorf("%w: [%#x, +%d) vs MR [%#x, +%d)", ErrOutsideMR, va, length, m.BaseVA, m.Length)
 	case rights&RightRemoteWrite != 0 && m.Rights&RightLocalWrite == 0:
 		return 0, fmt.Errorf("%w: remote-write window on an MR without local write (rule 49)", ErrAccessDenied)

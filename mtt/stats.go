@@ -8,7 +8,7 @@ type TableStats struct {
 	Hits          uint64        `stat:"Hits" unit:"accesses" desc:"accesses that hit"`
 	Misses        uint64        `stat:"Misses" unit:"accesses" desc:"accesses that missed and read the line from ICM"` // allocating an MSHR
 	MergedMisses  uint64        `stat:"MergedMisses" unit:"accesses" desc:"misses merged onto an MSHR already reading the line"`
-	MSHRStalls    uint64        `stat:"MSHRStalls" unit:"cycles" desc:"port cycles lost with every MSHR busy"`
+	MSHRStalls    uint64        `stat:"MSHRStalls" unit:"stalls" desc:"times a miss found every MSHR busy; the cache's queue then waits for a fill (not cycles: the unit sleeps until woken)"`
 	Evictions     uint64        `stat:"Evictions" unit:"lines" desc:"valid lines replaced by fills"`
 	Updates       uint64        `stat:"Updates" unit:"lines" desc:"cached lines written through by registrations"` // write-update
 	Invalidations uint64        `stat:"Invalidations" unit:"lines" desc:"cached lines dropped by registrations"`   // write-invalidate
@@ -24,7 +24,7 @@ type Stats struct {
 	Refused    uint64              `stat:"Translate.Refused" unit:"requests" desc:"translate requests refused by a check"`
 	ByReason   [ReasonCount]uint64 // requests by outcome
 	RequestPS  sim.Histogram       `stat:"Translate.LatencyPS" unit:"ps" desc:"request latency from Lookup to done"`
-	DMAStalls  uint64              `stat:"Translate.DMAStalls" unit:"cycles" desc:"cycles a DMA request waited for room in the DMA queue"`
+	DMAStalls  uint64              `stat:"Translate.DMAStalls" unit:"stalls" desc:"times a DMA request found no room in the DMA queue; the unit then waits for room (not cycles: it sleeps until woken)"`
 	WritesDone uint64              `stat:"Translate.WritesDone" unit:"writes" desc:"registration writes completed"` // WriteMPT/WriteMTT
 }
 

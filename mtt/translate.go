@@ -120,11 +120,14 @@ func check(kt *KeyTable, a checkArgs) Reason {
 	default:
 		return ReasonBadAccess
 	}
-	end := a.va + a.length
-	if end < a.va {
+	// Inclusive last bytes (length >= 1 here, and so is a valid entry's):
+	// a range or region that ends at the top of the address space, 2^64,
+	// does not wrap.
+	last := a.va + a.length - 1
+	if last < a.va {
 		return ReasonWrapAround
 	}
-	if a.va < e.BaseVA || end > e.BaseVA+e.Length {
+	if a.va < e.BaseVA || last > e.BaseVA+e.Length-1 {
 		return ReasonOutOfBounds
 	}
 	return OK

@@ -221,3 +221,17 @@ func TestReasonStrings(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+// TestRegionEndingAtTheTopOfTheAddressSpace: an MR whose last byte is the
+// address space's last (it ends at 2^64) admits accesses at its base and
+// at its end; one byte more wraps.
+func TestRegionEndingAtTheTopOfTheAddressSpace(t *testing.T) {
+	tr, _ := newTestTranslator(t, smallSpec())
+	base := uint64(1<<64 - 8192)
+	tok := registerMR(t, tr, pd1, base, 2, PageShift4K, RightRemoteRead)
+	require.Equal(t, OK, Check(tr.Keys(), tok, pd1, qp5, base, 64, AccessRemoteRead))
+	require.Equal(t, OK, Check(tr.Keys(), tok, pd1, qp5, 1<<64-64, 64, AccessRemoteRead))
+	require.Equal(t, OK, access(t, tr, tok, pd1, qp5, 1<<64-64, 64, AccessRemoteRead).Reason)
+	require.Equal(t, ReasonWrapAround, Check(tr.Keys(), tok, pd1, qp5, 1<<64-64, 65, AccessRemoteRead))
+	require.Equal(t, ReasonOutOfBounds, Check(tr.Keys(), tok, pd1, qp5, base-1, 64, AccessRemoteRead))
+}

@@ -109,7 +109,7 @@ func (a *Adapter) checkBind(qp *QP, mr *MR, mw *MW, va, length uint64, flags OpF
 	switch {
 	case length == 0 || length > a.info.MaxWindowSizeBytes:
 		return StatusInvalidParameter // rule 48
-	case va < mr.va || va+length < va || va+length > mr.va+mr.len:
+	case va < mr.va || va+length-1 < va || va+length-1 > mr.va+mr.len-1: // inclusive last bytes (length > 0 here)
 		return StatusInvalidParameter // rule 48, 5.5: wholly inside the MR
 	}
 	if flags&OpAllowLocalWrite != 0 && !mr.flags.LocalWrite() {
