@@ -60,13 +60,15 @@ func DefaultSpec() Spec {
 		NICCplHCredits:  0, // infinite: endpoints must advertise infinite completion credits (PCIe Base Spec 2.6.1)
 		NICCplDCredits:  0,
 
-		// The WC gap is docs/sources.md 2 and 9's ~175 M WC lines/s, the
-		// ceiling of a PCIe gen3 x16 host (Connect-IB). On this gen3 x8 link
-		// the link binds a write-combined stream first: 7877 MB/s / (64 + 20)
-		// B per line (a 3DW MWr, docs/sources.md 11) = ~94 M lines/s, 10.7 ns
-		// a line against the 5.7 ns gap.
+		// No gap between write-combined lines, assumed: no source gives the
+		// rate at which the cores issue them. docs/sources.md 2's ~175 M
+		// lines/s is Kalia et al.'s estimate of what a gen3 x16 link carries
+		// (16 x 984.6 MB/s / 90 B per line), and the link's own model carries
+		// each line as a 4DW MWr of 88 B: 179 M lines/s on gen3 x16, 89.5 M
+		// on this x8 link. A gap taken from that estimate would charge the
+		// link's rate a second time, to the host.
 		MMIOIssueGapNS:   100, // docs/sources.md 2: UC MMIO TLPs leave 50-300 ns apart
-		MMIOWCIssueGapNS: 5.7, // docs/sources.md 2, 9: ~175 M WC lines/s on gen3 x16 (above)
+		MMIOWCIssueGapNS: 0,   // assumed (above): the link binds write-combined lines
 		MMIOQueueMax:     256, // assumed: bounded CPU store/WC buffer backlog
 
 		// Assumed, an RNIC's engine at the NIC clock: HanGu has separate DMA

@@ -171,7 +171,6 @@ func connectX6Dx() Adapter {
 	a.PCIe.Gen, a.PCIe.Lanes = 4, 16
 	x16Tags(&a)
 	a.PCIe.DMAReadQueueDepth, a.PCIe.DMAWriteQueueDepth = 256, 256
-	a.PCIe.MMIOWCIssueGapNS = 2.86
 	setClock(&a, 1000)
 	a.NIC.Responder.IntervalCycles = connectX6DxResponderIntervalCycles
 	a.Wire.GbitPerS = 200
@@ -188,7 +187,6 @@ var connectX6DxSources = func() []ValueSource {
 		{"pcie.dma_write_queue_depth", "assumed: a DMA command queue of 256 entries per path for a 4x faster link"},
 		{"pcie.host_read_latency_fixed_ns", "assumed: the E5 host's (docs/sources.md 1.1); no gen4 host latency in docs/sources.md"},
 		{"pcie.host_read_latency_per_byte_ns", "assumed: the E5 host's slope (docs/sources.md 1.1); no gen4 host figure"},
-		{"pcie.mmio_wc_issue_gap_ns", "docs/sources.md 2's write-combining limit at gen4: 16 lanes x 1969 MB/s / (64 + 26) B = 350 M lines/s, 2.86 ns a line (the generic 5.7 ns is the gen3 x16 figure)"},
 		{"nic.clock_period_ps", connectX6DxClock},
 		{"mtt.clock_period_ps", connectX6DxClock},
 		{"nic.responder.interval_cycles", connectX6DxResponder},
