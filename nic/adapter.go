@@ -10,9 +10,13 @@ import (
 // MMIO is what the provider needs from the host side of the PCIe link;
 // *pcie.Link implements it.
 type MMIO interface {
-	// MMIOWrite is a host CPU -> NIC posted write; done runs when it has
-	// arrived at the NIC.
-	MMIOWrite(addr, bytes uint64, done sim.Handler, arg uint64) error
+	// AddMMIOSource adds a source of MMIO writes (a posting core, the
+	// driver thread), whose issue path is metered as name+".MMIO", and
+	// returns its number.
+	AddMMIOSource(name string) (uint32, error)
+	// MMIOWrite is a host CPU -> NIC posted write from source src; done
+	// runs when it has arrived at the NIC.
+	MMIOWrite(addr, bytes uint64, src uint32, done sim.Handler, arg uint64) error
 	// MSIX sends an interrupt; done runs when it has reached the host.
 	MSIX(done sim.Handler, arg uint64) error
 }
@@ -147,6 +151,16 @@ func (a *Adapter) meter(name, unit string, capacity uint64) *sim.Meter {
 	return m
 }
 
+// mmioSource adds the MMIO source named name (a core, the driver thread)
+// on the link; an error is the adapter's, as meter's is.
+func (a *Adapter) mmioSource(name string) uint32 {
+	src, err := a.mmio.AddMMIOSource(name)
+	if err != nil && a.buildErr == nil {
+		a.buildErr = err
+	}
+	return src
+}
+
 // Name is the adapter's hierarchical name.
 func (a *Adapter) Name() string { return a.name }
 
@@ -174,26 +188,28 @@ type mmioQueue struct {
 
 type mmioReq struct {
 	addr, bytes uint64
+	src         uint32
 	h           sim.Handler
 	arg         uint64
 }
 
-// issue sends one MMIO write whose arrival h.Handle(now, arg) handles.
-func (q *mmioQueue) issue(addr, bytes uint64, h sim.Handler, arg uint64) {
+// issue sends one MMIO write from source src (a core's, the driver
+// thread's) whose arrival h.Handle(now, arg) handles.
+func (q *mmioQueue) issue(addr, bytes uint64, src uint32, h sim.Handler, arg uint64) {
 	if q.held.Len() == 0 {
-		if err := q.a.mmio.MMIOWrite(addr, bytes, h, arg); err == nil {
+		if err := q.a.mmio.MMIOWrite(addr, bytes, src, h, arg); err == nil {
 			return
 		}
 	}
 	q.a.Stats.HostMMIOBacklog++
-	q.held.Push(mmioReq{addr, bytes, h, arg})
+	q.held.Push(mmioReq{addr, bytes, src, h, arg})
 }
 
 // retry sends held writes while the link takes them; every arrival calls it.
 func (q *mmioQueue) retry() {
 	for q.held.Len() > 0 {
 		r := q.held.Peek()
-		if err := q.a.mmio.MMIOWrite(r.addr, r.bytes, r.h, r.arg); err != nil {
+		if err := q.a.mmio.MMIOWrite(r.addr, r.bytes, r.src, r.h, r.arg); err != nil {
 			return
 		}
 		q.held.Pop() // the link holds its handler now

@@ -96,7 +96,8 @@
 // docs/sources.md 7, the pipeline clock is unpublished; 5, no FRWR, bind or
 // invalidate latency is). The host's posting cores are resources (hostcpu.go):
 // QP n's core builds each WQE, executes the doorbell or write-combined WQE
-// stores (then the pcie model times the MMIO write) and polls each CQE, each
+// stores (then the pcie model times the MMIO write, with the gaps between
+// that core's own MMIO TLPs: each core is an MMIO source) and polls each CQE, each
 // for an assumed time; a CQE counts as in host memory when its DMA write is
 // done and is seen by the consumer once its core has polled it.
 //

@@ -90,12 +90,14 @@ type firmware struct {
 	started  sim.Tick      // when the running command started
 	meter    *sim.Meter
 	driver   *sim.Meter // the provider's driver thread (pinning, unpinning)
+	mmio     uint32     // the driver thread's MMIO source (its commands' issue gaps)
 }
 
 func (f *firmware) init(a *Adapter) {
 	f.a = a
 	f.meter = a.meter(a.name+".Firmware", "commands", 1)
 	f.driver = a.meter(hostName(a.name)+".Driver", "threads", 1)
+	f.mmio = a.mmioSource(hostName(a.name) + ".Driver")
 }
 
 // create issues the firmware command of pending call id (a CreateMr or
@@ -172,7 +174,7 @@ func (f *firmware) issue(id int) {
 	}
 	f.inNIC++
 	a := f.a
-	a.cpu.issue(a.spec.MMIOBaseAddr-4096, uint64(a.spec.FirmwareCommandBytes), f, fwEvArrived|uint64(id))
+	a.cpu.issue(a.spec.MMIOBaseAddr-4096, uint64(a.spec.FirmwareCommandBytes), f.mmio, f, fwEvArrived|uint64(id))
 }
 
 // arrived runs when a command's MMIO write reached the NIC.

@@ -90,13 +90,14 @@ func ringSlots(n uint64) uint64 { return 1 << bits.Len64(n-1) }
 
 // MetersMax bounds the meters (sim.Meter) an adapter of spec, its PCIe
 // link and its translation unit register, each holding a busy time per
-// interval of a run's window: one per posting core, per QP up to
+// interval of a run's window: two per posting core (its time and its
+// MMIO issue path), per QP up to
 // qpMetersMax, per stage of every engine (and its page-list fetches and
 // the validate and page-list stages' read blocking), and
 // at most 48 for the other blocks, the link and the caches
 // (TestMetersMaxCoversTheModelsMeters in workloads/traffic).
 func MetersMax(spec Spec) uint64 {
-	return uint64(spec.HostCores) + qpMetersMax + 9*uint64(spec.ExecEngines) + 48
+	return 2*uint64(spec.HostCores) + qpMetersMax + 9*uint64(spec.ExecEngines) + 48
 }
 
 // The QP record is 320 B and a work request's 192 B, whole cache lines

@@ -38,6 +38,7 @@ type hostCPU struct {
 // each piece of work: its integer sums come out the same, for fewer
 // calls (a post's WQE build and its doorbell store are one span).
 type hostCore struct {
+	mmio  uint32 // the core's MMIO source on the link (its own issue gaps)
 	free  sim.Tick
 	from  sim.Tick // start of the span not yet given to the meter
 	meter *sim.Meter
@@ -70,7 +71,9 @@ func (h *hostCPU) init(a *Adapter) {
 	h.cores = make([]hostCore, n)
 	for i := range h.cores {
 		k := &h.cores[i]
-		k.meter = a.meter(fmt.Sprintf("%s.Core[%d]", hostName(a.name), i), "cores", 1)
+		name := fmt.Sprintf("%s.Core[%d]", hostName(a.name), i)
+		k.meter = a.meter(name, "cores", 1)
+		k.mmio = a.mmioSource(name)
 		k.meter.OnRead(k.flush)
 		k.early = true // no window yet
 	}
@@ -151,14 +154,15 @@ func (h *hostCPU) issue(arg uint64) {
 	a := h.a
 	qp := a.qps[uint32(arg>>32)&qpnMask]
 	base := a.spec.MMIOBaseAddr + uint64(qp.num)*4096
+	src := h.cores[h.core(qp)].mmio
 	switch {
 	case arg&flushBit != 0:
-		a.cpu.issue(base+8, uint64(a.spec.DoorbellBytes), a.doorbell, arg)
+		a.cpu.issue(base+8, uint64(a.spec.DoorbellBytes), src, a.doorbell, arg)
 	case arg&mmioWQEBit != 0:
 		w := qp.slot(widen(qp.posted, uint32(arg)) - 1)
-		a.cpu.issue(base+2048, uint64(w.blocks)*uint64(a.spec.WQEBytes), a.doorbell, arg)
+		a.cpu.issue(base+2048, uint64(w.blocks)*uint64(a.spec.WQEBytes), src, a.doorbell, arg)
 	default:
-		a.cpu.issue(base, uint64(a.spec.DoorbellBytes), a.doorbell, arg)
+		a.cpu.issue(base, uint64(a.spec.DoorbellBytes), src, a.doorbell, arg)
 	}
 }
 

@@ -72,8 +72,8 @@
 //   - Optional IOMMU: an LRU IOTLB of IOTLBEntries pages; a miss waits for
 //     one of IOMMUWalkers walkers for IOMMUWalkNS.
 //   - Meters (meters.go): each direction, the tags, every finite credit
-//     pool, the DMA read and write channels, the CPU's MMIO path and the
-//     IOMMU walkers feed a sim.Meter on env.Meters.
+//     pool, the DMA read and write channels, each MMIO source's issue path
+//     (AddMMIOSource) and the IOMMU walkers feed a sim.Meter on env.Meters.
 //
 // Hot paths allocate nothing in steady state and schedule events through
 // sim.Handler values with an arg word (no closures).

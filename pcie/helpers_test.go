@@ -50,6 +50,8 @@ func newTestLink(t *testing.T, spec Spec) (*Link, *sim.Env, *recorder, *recorder
 	env := sim.NewEnv(1)
 	l, err := New("pcie", spec, env, rnicClock)
 	require.NoError(t, err)
+	_, err = l.AddMMIOSource("Host.Core[0]")
+	require.NoError(t, err)
 	up := &recorder{next: l.up.rx}
 	down := &recorder{next: l.down.rx}
 	l.up.rx, l.down.rx = up, down

@@ -172,7 +172,7 @@ func TestCompletionDoesNotPassAnEarlierPostedWrite(t *testing.T) {
 		require.True(t, env.Engine.Step())
 	}
 	posted := env.Engine.Now()
-	require.NoError(t, l.MMIOWrite(0, 8, &bells, 2))
+	require.NoError(t, l.MMIOWrite(0, 8, 0, &bells, 2))
 	env.Engine.Run()
 	require.Len(t, bells.times, 1)
 	require.Len(t, reads.times, 1)

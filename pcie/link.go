@@ -23,6 +23,7 @@ type Link struct {
 	host   *host
 	mmio   *mmio
 	nic    nicRx
+	ms     *sim.Meters // for the meters of MMIO sources added later
 	stats  Stats
 	meters []*sim.Meter
 }
@@ -41,7 +42,7 @@ func New(name string, spec Spec, env *sim.Env, nicClock sim.ClockDomain) (*Link,
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("pcie: link %q: %w", name, err)
 	}
-	l := &Link{name: name, spec: spec, eng: env.Engine}
+	l := &Link{name: name, spec: spec, eng: env.Engine, ms: env.Meters}
 	rate := ByteRate(spec.Gen, spec.Lanes)
 	iv := DLLPIntervalBytes(spec.Gen, spec.Lanes, spec.MPSBytes)
 	lat := sim.FromNanoseconds(spec.LinkLatencyNS)

@@ -33,8 +33,9 @@ func owners(link string) (nic, host string) {
 //	NIC.PCIe.Down.Credits.<pool>     credits of a finite pool the NIC advertised
 //	NIC.DMA.ReadChannels             DMA read channels working
 //	NIC.DMA.WriteChannels            DMA write channels working
-//	Host.MMIO                        the CPU's MMIO issue path (one TLP per issue gap)
 //	Host.IOMMU.Walkers               IOMMU page walkers (only with the IOMMU on)
+//
+// AddMMIOSource registers each MMIO source's issue path as <source>.MMIO.
 func (l *Link) registerMeters(ms *sim.Meters) error {
 	nic, host := owners(l.name)
 	add := func(name, unit string, capacity uint64) (*sim.Meter, error) {
@@ -80,7 +81,6 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 			p.meter.Serves() // a channel works a request's fixed cycles
 		}
 	}
-	l.mmio.meter = must(add(host+".MMIO", "issue slots", 1))
 	if u := l.host.mem.iommu; u != nil {
 		u.meter = must(add(host+".IOMMU.Walkers", "walkers", uint64(len(u.walkers))))
 	}

@@ -34,6 +34,8 @@ func runQuiet(t *testing.T, gapPS sim.Tick, all, late bool) quietRun {
 	}
 	l, err := New("pcie", spec, env, rnicClock)
 	require.NoError(t, err)
+	_, err = l.AddMMIOSource("Host.Core[0]")
+	require.NoError(t, err)
 	up, down := &recorder{next: l.up.rx, late: late}, &recorder{next: l.down.rx}
 	l.up.rx, l.down.rx = up, down
 	var r quietRun
@@ -55,7 +57,7 @@ func runQuiet(t *testing.T, gapPS sim.Tick, all, late bool) quietRun {
 			env.Engine.After(max(gapPS, 1000), sim.PrioDefault, step, 0)
 		}
 		if kind == 1 && m < mmios {
-			require.NoError(t, l.MMIOWrite(0x1000+m%8*256, 256, &r.mlog, m))
+			require.NoError(t, l.MMIOWrite(0x1000+m%8*256, 256, 0, &r.mlog, m))
 			m++
 			env.Engine.After(300_000, sim.PrioDefault, step, 1)
 		}

@@ -180,7 +180,7 @@ func TestCreditExhaustionStallsWithoutDropOrReorder(t *testing.T) {
 			require.NoError(t, l.DMA().Read(1<<32+i*256, 256, &rlog, i))
 		}
 		if i < 50 {
-			require.NoError(t, l.MMIOWrite(i*64, 64, &mlog, i))
+			require.NoError(t, l.MMIOWrite(i*64, 64, 0, &mlog, i))
 		}
 	}
 	env.Engine.Run()
@@ -294,11 +294,11 @@ func TestMMIODoorbellsAndWCStores(t *testing.T) {
 	l, env, _, down := newTestLink(t, spec)
 	var log doneLog
 	for i := uint64(0); i < 3; i++ {
-		require.NoError(t, l.MMIOWrite(0x800+i*8, 8, &log, i))
+		require.NoError(t, l.MMIOWrite(0x800+i*8, 8, 0, &log, i))
 	}
-	require.NoError(t, l.MMIOWrite(0x1000, 256, &log, 9))
-	require.Error(t, l.MMIOWrite(0x1004, 8, nil, 0))
-	require.Error(t, l.MMIOWrite(0, 0, nil, 0))
+	require.NoError(t, l.MMIOWrite(0x1000, 256, 0, &log, 9))
+	require.Error(t, l.MMIOWrite(0x1004, 8, 0, nil, 0))
+	require.Error(t, l.MMIOWrite(0, 0, 0, nil, 0))
 	env.Engine.Run()
 	var sizes []uint64
 	for _, p := range down.got {
@@ -309,6 +309,28 @@ func TestMMIODoorbellsAndWCStores(t *testing.T) {
 	gap := log.times[1] - log.times[0]
 	require.InDelta(t, spec.MMIOIssueGapNS*1000, float64(gap), 1)
 	require.Equal(t, uint64(4), l.Stats().MMIOWrites)
+}
+
+// TestMMIOIssueGapIsPerSource: the gap between uncached stores is a
+// core's, between its own (docs/sources.md 2). Two doorbells from one
+// source leave MMIOIssueGapNS apart; from two sources the second leaves
+// as soon as the link has carried the first, and a source's writes keep
+// their order. A write from a source never added is refused.
+func TestMMIOIssueGapIsPerSource(t *testing.T) {
+	spec := DefaultSpec()
+	l, env, _, _ := newTestLink(t, spec)
+	second, err := l.AddMMIOSource("Host.Core[1]")
+	require.NoError(t, err)
+	var log doneLog
+	require.NoError(t, l.MMIOWrite(0x800, 8, 0, &log, 0))
+	require.NoError(t, l.MMIOWrite(0x808, 8, 0, &log, 1))
+	require.NoError(t, l.MMIOWrite(0x810, 8, second, &log, 2))
+	require.ErrorContains(t, l.MMIOWrite(0x818, 8, second+1, &log, 3), "source 2, but 2 sources were added")
+	env.Engine.Run()
+	require.Equal(t, []uint64{0, 2, 1}, log.args, "core 1's doorbell passes core 0's second, which waits its gap")
+	gap := spec.MMIOIssueGapNS * 1000 // ps
+	require.InDelta(t, gap, float64(log.times[2]-log.times[0]), 1, "one source's doorbells a gap apart")
+	require.Less(t, float64(log.times[1]-log.times[0]), gap/2, "another source's doorbell does not wait the gap")
 }
 
 // TestDLLPsRideOnTheOppositeDirection: a write-only stream puts the ACKs
@@ -374,13 +396,13 @@ func TestMMIOWriteRefusesBadStoresAndQueuesNothing(t *testing.T) {
 		{0x104, 8, "crosses an 8 B boundary"},
 		{0x107, 2, "crosses an 8 B boundary"},
 	} {
-		err := l.MMIOWrite(c.addr, c.bytes, &log, 99)
+		err := l.MMIOWrite(c.addr, c.bytes, 0, &log, 99)
 		require.ErrorContains(t, err, c.err, "addr %#x bytes %d", c.addr, c.bytes)
 	}
-	require.NoError(t, l.MMIOWrite(0x106, 2, &log, 0))             // within one word
-	require.NoError(t, l.MMIOWrite(^uint64(0)-64, 64, &log, 1))    // ends at the last byte
-	require.NoError(t, l.MMIOWrite(0x2000, MMIOBytesMax, &log, 2)) // the largest
-	err := l.MMIOWrite(0x200, 8, &log, 99)
+	require.NoError(t, l.MMIOWrite(0x106, 2, 0, &log, 0))             // within one word
+	require.NoError(t, l.MMIOWrite(^uint64(0)-64, 64, 0, &log, 1))    // ends at the last byte
+	require.NoError(t, l.MMIOWrite(0x2000, MMIOBytesMax, 0, &log, 2)) // the largest
+	err := l.MMIOWrite(0x200, 8, 0, &log, 99)
 	require.ErrorIs(t, err, ErrFull)
 	require.ErrorContains(t, err, "3 pending")
 	env.Engine.Run()

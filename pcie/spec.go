@@ -18,6 +18,7 @@ const (
 	TransferBytesMax  = 1 << 30 // largest single DMA request (1 GiB)
 	MMIOBytesMax      = 4096    // largest single MMIO write (one page of WC stores)
 	MMIOQueueLimit    = 1 << 16
+	MMIOSourcesMax    = 1 << 16 // posting cores and driver threads of one host
 	CreditsLimit      = 1 << 20
 	LatencyNSMax      = 1e7 // 10 ms: anything larger is a unit mistake
 	PerByteNSMax      = 1e3

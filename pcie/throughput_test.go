@@ -56,7 +56,7 @@ func TestSaturatedDirectionMeterReadsFull(t *testing.T) {
 	require.Zero(t, use["NIC.PCIe.Tags"])
 	require.Zero(t, use["NIC.DMA.ReadChannels"])
 	require.Equal(t, "NIC.PCIe.Up", r.BoundBy.Name)
-	for _, n := range []string{"NIC.DMA.WriteChannels", "Host.MMIO", "NIC.PCIe.Up.Credits.PH", "NIC.PCIe.Up.Credits.PD", "NIC.PCIe.Down.Credits.PH"} {
+	for _, n := range []string{"NIC.DMA.WriteChannels", "NIC.PCIe.Up.Credits.PH", "NIC.PCIe.Up.Credits.PD", "NIC.PCIe.Down.Credits.PH"} {
 		require.Contains(t, use, n)
 	}
 

@@ -57,8 +57,9 @@ func (sc Scope) uses(name string) bool {
 // Each is named by its instance ("Host.Core[3]") and what follows.
 var instanceMeters = []string{"Host.Core[", NICName + ".Engine[", NICName + ".QP["}
 
-// firmwareMeters are the driver thread and the firmware, on either host:
-// only firmware commands (FirmwareSource) use them while a run measures.
+// firmwareMeters are the driver thread (its time and its MMIO issue path,
+// "Host.Driver.MMIO") and the firmware, on either host: only firmware
+// commands (FirmwareSource) use them while a run measures.
 var firmwareMeters = []string{"Host.Driver", NICName + ".Firmware"}
 
 // meterUse is which meters a generator can be bound by, fixed when its
@@ -120,7 +121,7 @@ func (u meterUse) uses(name string) bool {
 		}
 	}
 	for _, f := range firmwareMeters {
-		if local == f {
+		if local == f || strings.HasPrefix(local, f+".") {
 			return u.firmware
 		}
 	}

@@ -59,7 +59,9 @@
 // reported as calibration (or calibration, outside). A row without a value
 // (a ratio over zero) is outside. Bound by compares the source's limiting
 // resource with nicsim's bound_by once results carry one; until then the
-// report says n/a.
+// report says n/a. A row's nicsim names match a resource of that name or
+// below it ("NIC.PCIe.Down" matches "NIC.PCIe.Down.Credits.PH"), and an
+// index "[*]" matches any instance ("Host.Core[*].MMIO").
 //
 // The report is deterministic: no time, host or absolute path; files in
 // name order, sources by the lowest docs/sources.md section they cite,

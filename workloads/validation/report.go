@@ -331,14 +331,39 @@ func (o *Outcome) boundByText() string {
 }
 
 // matches says whether nicsim's binding resource is one of the names (or
-// below one of the prefixes) the row gives for the source's resource.
+// below one of the prefixes) the row gives for the source's resource. An
+// index "[*]" in a name stands for any instance: "Host.Core[*].MMIO" is
+// every core's MMIO issue path.
 func (b *BoundBy) matches(name string) bool {
 	for _, n := range b.NICSim {
-		if name == n || strings.HasPrefix(name, n+".") || strings.HasPrefix(name, n+"[") {
+		if matchName(name, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchName says whether name is pattern, or below it, with each "[*]" of
+// pattern matching one index ("[3]").
+func matchName(name, pattern string) bool {
+	for {
+		pre, rest, wild := strings.Cut(pattern, "[*]")
+		if !wild {
+			return name == pre || strings.HasPrefix(name, pre+".") || strings.HasPrefix(name, pre+"[")
+		}
+		after, ok := strings.CutPrefix(name, pre+"[")
+		if !ok {
+			return false
+		}
+		i := strings.IndexByte(after, ']')
+		if i < 1 || strings.Trim(after[:i], "0123456789") != "" {
+			return false
+		}
+		name, pattern = after[i+1:], rest
+		if pattern == "" {
+			return name == "" || name[0] == '.' || name[0] == '['
+		}
+	}
 }
 
 // Line is one row as the report prints it.

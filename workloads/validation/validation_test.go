@@ -118,3 +118,29 @@ func TestCalibrationRowsNameTheValueTheySet(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundByIndexWildcardMatchesAnyInstance: a row's nicsim resource
+// "Host.Core[*].MMIO" names every core's MMIO issue path, and nothing
+// else: not the core itself, not another host's, not a name that only
+// begins the same.
+func TestBoundByIndexWildcardMatchesAnyInstance(t *testing.T) {
+	b := BoundBy{NICSim: []string{"Host.Core[*].MMIO", "NIC.PCIe.Down", "NIC.Engine[*]"}}
+	for name, want := range map[string]bool{
+		"Host.Core[0].MMIO":       true,
+		"Host.Core[15].MMIO":      true,
+		"Host.Core[15].MMIO.Sub":  true,
+		"Host.Core[3]":            false,
+		"Host.Core[x].MMIO":       false,
+		"Host.Core[].MMIO":        false,
+		"B.Host.Core[0].MMIO":     false,
+		"Host.Core[0].MMIOX":      false,
+		"NIC.PCIe.Down":           true,
+		"NIC.PCIe.Down.Credits.P": true,
+		"NIC.PCIe.Downstream":     false,
+		"NIC.Engine[2]":           true,
+		"NIC.Engine[2].Validate":  true,
+		"NIC.Engine[2]x":          false,
+	} {
+		require.Equal(t, want, b.matches(name), name)
+	}
+}
