@@ -19,7 +19,10 @@ type pair struct {
 	wire *Wire
 }
 
-func newPair(t testing.TB, spec Spec) *pair {
+func newPair(t testing.TB, spec Spec) *pair { return newPairWire(t, spec, DefaultWireSpec()) }
+
+// newPairWire is newPair joined by a wire of ws.
+func newPairWire(t testing.TB, spec Spec, ws WireSpec) *pair {
 	t.Helper()
 	env := sim.NewEnv(1)
 	side := func(name string) *harness {
@@ -34,7 +37,7 @@ func newPair(t testing.TB, spec Spec) *pair {
 		return &harness{t: t, env: env, link: link, a: a, pd: pd, cq: cq}
 	}
 	p := &pair{t: t, env: env, a: side("A"), b: side("B")}
-	w, err := NewWire("Wire", DefaultWireSpec(), p.a.a, p.b.a)
+	w, err := NewWire("Wire", ws, p.a.a, p.b.a)
 	require.NoError(t, err)
 	p.wire = w
 	return p
@@ -594,20 +597,6 @@ func TestWireSerialisesFramesAndAddsLatency(t *testing.T) {
 	require.Equal(t, sim.Tick((write+ack)*80)+500*sim.NS, d.At(1).arriveAt)
 	require.Equal(t, write+ack, w.Stats.Bytes[0])
 	require.Equal(t, uint64(2), w.Stats.Packets[0])
-}
-
-// A message is cut into packets of at most the path MTU, each with its
-// headers and framing: a 64 KiB Write is 16 packets of 4 KiB, so it can
-// never carry more than 4096/(4096+82) of the line rate as payload.
-func TestWireCutsMessagesIntoMTUPackets(t *testing.T) {
-	p := newPair(t, DefaultSpec())
-	w := p.wire
-	w.send(0, packet{kind: pktWriteReq, data: make([]byte, 65536)})
-	require.Equal(t, uint64(16), w.Stats.Packets[0])
-	require.Equal(t, uint64(65536+16+16*(62+20)), w.Stats.Bytes[0])
-	w.send(1, packet{kind: pktReadResp, data: make([]byte, 4097)})
-	require.Equal(t, uint64(2), w.Stats.Packets[1])
-	require.Equal(t, uint64(4097+2*4+2*(62+20)), w.Stats.Bytes[1])
 }
 
 // A QP's records of its outstanding WRs are a ring of at least its depth:

@@ -114,8 +114,11 @@
 // by callback. Memory windows are key-table entries of kind MW bound by
 // Bind work requests through the same pipeline. Two adapters joined by a
 // Wire carry Send/Receive/SendAndInvalidate/Read/Write between connected
-// QPs as RoCEv2 packets of at most the path MTU, and the responder serves
-// them at a rate from a bounded buffer the peer reserves room in; each
+// QPs as RoCEv2 packets of at most the path MTU, moved packet by packet
+// (each packet's payload read, sent and placed on its own, so a long
+// message's host reads, wire time and placements overlap), and the
+// responder serves them at a rate from a bounded buffer the peer reserves
+// room in; each
 // adapter has a HostMemory holding real bytes, and its responder checks
 // every remote access through mtt's timed Translator before any
 // byte moves (docs/ndk.md 5.4).

@@ -162,6 +162,7 @@ type wr struct {
 	sge       SGE
 	remoteVA  uint64
 	remoteTok uint32
+	segsLeft  uint32 // Read: packets of its response not yet placed or dropped
 }
 
 // CreateQP is NdkCreateQp with one CQ for both queues: a QP of pd whose

@@ -9,9 +9,11 @@ import (
 
 // requester is the initiator side of the remote data path. Send, Read and
 // Write execute at the MPT-update stage: the local buffer is checked; Write
-// and Send read their data from host memory by DMA, then go on the wire in
-// execution order. A request completes when the peer's answer has arrived
-// (and, for a Read, its data has been written to host memory).
+// and Send read their data from host memory by DMA, one read per packet
+// (at most the wire's MTU), and each packet goes on the wire once its
+// payload is on the NIC, in execution order. A request completes when the
+// peer's answer has arrived (and, for a Read, every packet of its data has
+// been written to host memory, each as it arrives).
 type requester struct {
 	a       *Adapter
 	out     []outPacket // executed, in execution order; out[head:] wait to leave
@@ -33,14 +35,21 @@ const (
 
 var _ sim.Handler = (*requester)(nil)
 
-// Handle receives the payload reads and the Read data placements.
+// Handle receives the payload reads and the Read data placements; a Read
+// finishes when the last packet of its response is placed.
 func (r *requester) Handle(now sim.Tick, arg uint64) {
 	if arg&^evMask == reqEvPayload {
 		r.out[r.head+int(arg&evMask-r.sent)].ready = true
 		r.transmit()
 		return
 	}
-	r.finish(r.a.qps[(arg&evMask)>>32], uint64(uint32(arg)), now)
+	qp := r.a.qps[(arg&evMask)>>32]
+	idx := uint64(uint32(arg))
+	if w := qp.slot(idx); w.segsLeft > 1 {
+		w.segsLeft--
+		return
+	}
+	r.finish(qp, idx, now)
 }
 
 // execute is the execute step of Send, Read and Write at stage s (the
@@ -86,6 +95,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 	switch w.op {
 	case OpRead:
 		p.kind, n = pktReadReq, 0
+		w.segsLeft = uint32(a.wire.spec.segments(p.length))
 		a.Stats.RemoteReads++
 	case OpWrite:
 		p.kind = pktWriteReq
@@ -95,15 +105,39 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		r.transmit()
 		return acceptSync
 	}
-	// The payload is read from host memory by DMA, then transmitted.
-	p.data = a.wire.buf(n)
-	a.mem.readPages(pages, off, p.data)
-	r.out = append(r.out, outPacket{p, false})
-	if err := a.dma.Read(pages[0]+off, n, r, reqEvPayload|(r.sent+uint64(len(r.out)-1-r.head))); err != nil {
-		panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
+	r.readPayload(p, pages, off)
+	return acceptSync
+}
+
+// readPayload cuts the message p of p.length bytes, whose buffer starts off
+// bytes into pages[0], into packets and reads each one's payload from host
+// memory by DMA; each is transmitted when its read is done. The first read
+// goes to the DMA engine, which has room for it; the rest queue in order
+// behind the data path's other DMAs while the engine is full.
+func (r *requester) readPayload(p packet, pages []uint64, off uint64) {
+	a := r.a
+	n, segs := p.length, a.wire.spec.segments(p.length)
+	for k := range segs {
+		o, l := a.wire.spec.segment(n, k)
+		pg, po := pagesAt(pages, off, o)
+		p.seg, p.more, p.data = uint32(k), k+1 < segs, a.wire.buf(l)
+		a.mem.readPages(pg, po, p.data)
+		r.out = append(r.out, outPacket{p, false})
+		arg := reqEvPayload | (r.sent + uint64(len(r.out)-1-r.head))
+		if k > 0 {
+			a.dataDMA.submit(false, r, pg[0]+po, l, arg)
+		} else if err := a.dma.Read(pg[0]+po, l, r, arg); err != nil {
+			panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
+		}
 	}
 	a.Stats.DataDMABytes += n
-	return acceptSync
+}
+
+// pagesAt is the page list and offset of byte k of a buffer that starts
+// off bytes into pages[0].
+func pagesAt(pages []uint64, off, k uint64) ([]uint64, uint64) {
+	b := off + k
+	return pages[b/PageSizeBytes:], b % PageSizeBytes
 }
 
 // localCheck translates the request's local SGE (untimed: see docs/nic.md
@@ -120,12 +154,12 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 
 // transmit puts ready packets on the wire in execution order, so a Read
 // never overtakes an earlier Write whose payload is still being read
-// (requests of a connection stay in order, as RC requires), each once it
-// has room in the peer's responder buffer (responder.reserve; its release
-// calls transmit again).
+// (requests of a connection stay in order, as RC requires), each message
+// once it has room in the peer's responder buffer (responder.reserve, for
+// its first packet; its release calls transmit again).
 func (r *requester) transmit() {
 	peer := &r.a.wire.ends[1-r.a.wireEnd].resp
-	for r.head < len(r.out) && r.out[r.head].ready && peer.reserve(r.a.eng.Now()) {
+	for r.head < len(r.out) && r.out[r.head].ready && (r.out[r.head].p.seg > 0 || peer.reserve(r.a.eng.Now())) {
 		p := r.out[r.head].p
 		r.out[r.head] = outPacket{}
 		r.head++
@@ -155,24 +189,43 @@ func (r *requester) answer(now sim.Tick, p packet) {
 		a.qpToError(qp, p.wrIdx+1) // 5.1, 5.4
 	case pktReadResp:
 		defer a.wire.release(p.data)
-		cancelled := qp.cancels(p.wrIdx) // 5.1: its QP entered the error state
-		if len(p.data) > 0 && cancelled {
-			w.status = StatusCancelled // nothing is placed
+		if r.place(qp, w, &p) {
+			return // finished when the data is placed
 		}
-		if len(p.data) > 0 && !cancelled {
-			// Place the data: checked at execute; written now, DMA charged.
-			pages, off, ok := r.localCheck(qp, w, mtt.AccessLocalWrite)
-			if ok {
-				a.mem.writePages(pages, off, p.data)
-				a.dataDMA.payload(true, r, pages[0]+off, uint64(len(p.data)), reqEvPlaced|uint64(qp.num)<<32|p.wrIdx&qp.slotMask)
-				return
-			}
-			// The sink was invalidated while the Read was in flight: an
-			// error completion, no byte placed, the QP to error (5.1).
-			a.failRequest(qp, p.wrIdx, StatusAccessViolation)
+		if w.segsLeft--; w.segsLeft > 0 {
+			return // more packets of the response follow
 		}
 	}
 	r.finish(qp, p.wrIdx, now)
+}
+
+// place writes the data of Read response packet p to the request's local
+// buffer (checked at execute; written now, DMA charged) and reports
+// whether it did. Nothing is placed for a request that has failed or is
+// cancelled (5.1: its QP entered the error state), nor when the sink was
+// invalidated while the Read was in flight: that is an error completion,
+// and the QP goes to error (5.1).
+func (r *requester) place(qp *QP, w *wr, p *packet) bool {
+	a := r.a
+	if len(p.data) == 0 || w.status != StatusSuccess {
+		return false
+	}
+	if qp.cancels(p.wrIdx) {
+		w.status = StatusCancelled
+		return false
+	}
+	o, n := a.wire.spec.segment(p.length, uint64(p.seg))
+	sge := w.sge
+	sge.VirtualAddress, sge.Length = sge.VirtualAddress+o, uint32(n)
+	pages, off, ok := a.translateLocal(qp, sge, n, mtt.AccessLocalWrite, r.scratch[:0])
+	r.scratch = pages[:0]
+	if !ok {
+		a.failRequest(qp, p.wrIdx, StatusAccessViolation)
+		return false
+	}
+	a.mem.writePages(pages, off, p.data)
+	a.dataDMA.payload(true, r, pages[0]+off, n, reqEvPlaced|uint64(qp.num)<<32|p.wrIdx&qp.slotMask)
+	return true
 }
 
 // finish lets the completion engine retire a request whose remote part is

@@ -11,19 +11,24 @@ import (
 // from the wire are taken in arrival order; a Read or Write is translated
 // through the TPT's timed translator (mtt.Translator.Lookup: MPT and MTT
 // cache misses cost PCIe reads) and the whole range is checked - token,
-// PD, the window's QP, rights, bounds, wrap - before any byte moves
-// (docs/ndk.md 5.4). Translations of several requests overlap; data DMAs start
-// in arrival order and answers leave in arrival order.
+// PD, the window's QP, rights, bounds, wrap - at the message's first
+// packet, before any byte moves (docs/ndk.md 5.4). Translations of several
+// requests overlap; data DMAs start in arrival order and answers leave in
+// arrival order. A message of several packets moves packet by packet
+// (rxsegments.go): a Write's or Send's packets are placed as they arrive
+// once the message is checked, and a Read's response packets leave as
+// their DMA reads finish.
 //
-// The responder is a resource with a rate and a bounded buffer: a message
-// is served, in arrival order, for ceil(packets/Responder.ItemsPerCycle) x
-// Responder.IntervalCycles cycles or its payload at ResponderBytesPerCycle,
-// whichever is longer, and is checked Responder.LatencyCycles after its
-// service starts (or when its service ends, if later). Its receive buffer
-// holds Responder.QueueDepth messages, from arrival until the answer
-// leaves; the peer's requester sends a request only when it has reserved
-// room there (link-level flow control: a full responder stops the far
-// requester, not the wire).
+// The responder is a resource with a rate and a bounded buffer: packets
+// are served in arrival order, a message's Responder.ItemsPerCycle at a
+// time for Responder.IntervalCycles cycles, or their payload at
+// ResponderBytesPerCycle, whichever is longer (a message's first packet is
+// checked Responder.LatencyCycles after its service starts, or
+// when its service ends, if later). Its receive buffer holds
+// Responder.QueueDepth messages, from the first packet's arrival until the
+// answer leaves; the peer's requester sends a request only when it has
+// reserved room there (link-level flow control: a full responder stops the
+// far requester, not the wire).
 //
 // A refused request moves no byte: the responder's QP goes to the error
 // state (its receives are flushed with STATUS_CANCELLED) and the initiator
@@ -71,12 +76,18 @@ func (r *responder) release(now sim.Tick) {
 	}
 }
 
-// serve times message p's service and returns when it may be checked.
+// serve times packet p's service and returns when it may be checked (or,
+// after a message's first packet, moved). The packets of a message are
+// taken Responder.ItemsPerCycle at a time: the first of each such group
+// costs Responder.IntervalCycles, the others ride with it, so a message of
+// n packets takes ceil(n/ItemsPerCycle) intervals.
 func (r *responder) serve(now sim.Tick, p *packet) sim.Tick {
 	a := r.a
 	sp := &a.spec.Responder
-	n, _ := a.wire.spec.frames(p)
-	cycles := (n + uint64(sp.ItemsPerCycle) - 1) / uint64(sp.ItemsPerCycle) * uint64(sp.IntervalCycles)
+	var cycles uint64
+	if p.seg%sp.ItemsPerCycle == 0 {
+		cycles = uint64(sp.IntervalCycles)
+	}
 	cycles = max(cycles, (uint64(len(p.data))+uint64(a.spec.ResponderBytesPerCycle)-1)/uint64(a.spec.ResponderBytesPerCycle))
 	start := max(a.clock.NextEdge(now), r.freeAt)
 	r.freeAt = start + sim.Tick(cycles)*a.clock.Period
@@ -106,7 +117,12 @@ type rxOp struct {
 	rcvSt  Status // the taken receive's status (it failed its own check: not STATUS_SUCCESS)
 	pages  []uint64
 	off    uint64
-	rdata  []byte // Read: the bytes, taken when its DMA starts
+	segs   uint32   // packets of the message (of its response, for a Read)
+	in     uint32   // Write, Send: packets served
+	moved  uint32   // Write, Send: packets whose DMA write has started; Read: response packets sent
+	done   uint32   // Write, Send: packets placed
+	data   [][]byte // Write, Send: each packet's payload until placed; Read: each response packet's bytes, taken when its DMA starts
+	rdone  []uint64 // Read: response packets whose DMA read is done, a bit each
 }
 
 var _ sim.Handler = (*responder)(nil)
@@ -116,10 +132,17 @@ const (
 	rxEvLookup = 1 << evShift
 	rxEvDMA    = 2 << evShift
 	rxEvRetry  = 3 << evShift
-	rxEvServed = 4 << evShift
+	rxEvServed = 4 << evShift // a message's first packet served
+	rxEvMore   = 5 << evShift // a later packet served
 )
 
+// arrive takes a packet from the wire: a message's first packet begins a
+// request, a later one joins its message (arriveMore).
 func (r *responder) arrive(now sim.Tick, p packet) {
+	if p.seg > 0 {
+		r.arriveMore(now, p)
+		return
+	}
 	var id int
 	if n := len(r.free); n > 0 {
 		id = r.free[n-1]
@@ -129,12 +152,18 @@ func (r *responder) arrive(now sim.Tick, p packet) {
 		id = len(r.ops) - 1
 	}
 	o := r.ops[id]
-	pages, reqPages := o.pages[:0], o.req.Pages[:0]
-	*o = rxOp{p: p, pages: pages}
+	pages, reqPages, data, rdone := o.pages[:0], o.req.Pages[:0], o.data[:0], o.rdone[:0]
+	*o = rxOp{p: p, pages: pages, data: data, rdone: rdone}
 	o.req.Pages = reqPages
+	o.segs = uint32(r.a.wire.spec.segments(p.length))
 	r.q.Push(id)
 	r.a.Stats.RemoteRequests++
-	r.a.eng.Schedule(r.serve(now, &o.p), sim.PrioDefault, r, rxEvServed|uint64(id))
+	at := r.serve(now, &o.p)
+	if p.kind != pktReadReq {
+		o.data = append(o.data, o.p.data)
+		o.p.data = nil
+	}
+	r.a.eng.Schedule(at, sim.PrioDefault, r, rxEvServed|uint64(id))
 }
 
 // Handle receives translation and DMA completions.
@@ -144,7 +173,7 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 		r.pump(now)
 		return
 	}
-	id := int(arg & evMask)
+	id := int(uint32(arg))
 	o := r.ops[id]
 	switch arg &^ evMask {
 	case rxEvLookup:
@@ -156,9 +185,11 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 			o.pages, o.off = append(o.pages[:0], o.req.Pages...), o.req.Offset
 		}
 	case rxEvDMA:
-		o.state = rxDone
+		r.dmaDone(o, (arg&evMask)>>32)
 	case rxEvServed:
-		o.state = rxNew
+		o.state, o.in = rxNew, 1
+	case rxEvMore:
+		r.served(id)
 	default:
 		panic(fmt.Sprintf("nic: %s: unknown responder event %#x", r.a.name, arg))
 	}
@@ -182,8 +213,14 @@ func (r *responder) pump(now sim.Tick) {
 			inOrder = false
 		}
 	}
-	for r.q.Len() > 0 && r.ops[r.q.Peek()].state == rxDone {
+	for r.q.Len() > 0 {
 		id := r.q.Peek()
+		if o := r.ops[id]; o.state == rxDMA && o.p.kind == pktReadReq {
+			r.respond(id)
+		}
+		if r.ops[id].state != rxDone {
+			break
+		}
 		r.q.Drop()
 		r.answer(now, id)
 	}
@@ -252,20 +289,15 @@ func (r *responder) issue(now sim.Tick, id int) {
 			o.state = rxDone
 			return
 		}
-		a.mem.writePages(o.pages, o.off, o.p.data)
 		o.state = rxDMA
-		a.dataDMA.payload(true, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		r.place(id)
 	case pktReadReq:
 		if n == 0 {
 			o.state = rxDone
 			return
 		}
-		// The bytes are taken now, in arrival order, so a later Write
-		// cannot show through; the DMA read charges the time.
-		o.rdata = a.wire.buf(n)
-		a.mem.readPages(o.pages, o.off, o.rdata)
 		o.state = rxDMA
-		a.dataDMA.payload(false, r, o.pages[0]+o.off, n, rxEvDMA|uint64(id))
+		r.read(id)
 	case pktSendReq:
 		r.issueSend(now, id)
 	}
@@ -305,7 +337,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 	if n > 0 {
 		var ok bool
 		pages, off, ok = a.translateLocal(qp, rw.sge, n, mtt.AccessLocalWrite, o.pages[:0])
-		o.pages = pages[:0]
+		o.pages = pages
 		if !ok {
 			r.refuseReceive(o, qp, rw, StatusAccessViolation)
 			return
@@ -316,9 +348,8 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 		o.state = rxDone
 		return
 	}
-	a.mem.writePages(pages, off, o.p.data)
-	o.state = rxDMA
-	a.dataDMA.payload(true, r, pages[0]+off, n, rxEvDMA|uint64(id))
+	o.pages, o.off, o.state = pages, off, rxDMA
+	r.place(id)
 }
 
 // takeReceive gives the receive at the head of qp's queue to the Send o;
@@ -350,22 +381,27 @@ func (r *responder) answer(now sim.Tick, id int) {
 	a := r.a
 	o := r.ops[id]
 	qp := a.qps[o.p.dstQP]
-	ans := packet{dstQP: qp.peer, wrIdx: o.p.wrIdx}
+	ans, send := packet{dstQP: qp.peer, wrIdx: o.p.wrIdx}, true
 	switch {
 	case o.nak != 0:
 		ans.kind, ans.status = pktNak, o.nak
 	case o.p.kind == pktReadReq:
-		ans.kind = pktReadResp
-		ans.data, o.rdata = o.rdata, nil
+		// A Read of no bytes answers with one empty packet; a longer one's
+		// response packets have left already (respond).
+		ans.kind, send = pktReadResp, o.moved == 0
 	default:
 		ans.kind = pktAck
 	}
 	if o.hasRcv {
 		r.completeReceive(o, qp)
 	}
-	a.wire.send(a.wireEnd, ans)
-	a.wire.release(o.p.data)
-	o.p.data = nil
+	if send {
+		a.wire.send(a.wireEnd, ans)
+	}
+	for k, b := range o.data {
+		a.wire.release(b) // a refused message's payloads
+		o.data[k] = nil
+	}
 	r.free = append(r.free, id)
 	r.release(now)
 }

@@ -103,6 +103,7 @@ type Stats struct {
 	FirmwareIRQs            uint64 `stat:"Firmware.Interrupts" unit:"interrupts" desc:"firmware completion MSI-X interrupts"`
 	RemoteReads             uint64 `stat:"DataPath.RemoteReads" unit:"requests" desc:"RDMA Reads issued"`
 	RemoteRequests          uint64 `stat:"DataPath.RemoteRequests" unit:"requests" desc:"requests that arrived at the responder"`
+	RemotePacketsDropped    uint64 `stat:"DataPath.PacketsDropped" unit:"packets" desc:"later packets of a message the responder had refused and answered already"`
 	RemoteInvalidations     uint64 `stat:"DataPath.RemoteInvalidations" unit:"tokens" desc:"tokens invalidated by SendAndInvalidate"`
 	RemoteInvalidateRefused uint64 `stat:"DataPath.RemoteInvalidateRefused" unit:"requests" desc:"SendAndInvalidate with a token the receiver cannot invalidate"`
 	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`

@@ -9,8 +9,8 @@ import (
 // WireSpec is the point-to-point link between two hosts' NICs (docs/accuracy.md:
 // a wire with a latency and a rate, no fabric). A message travels as RoCEv2
 // packets of at most MTUBytes of payload; each direction serialises its
-// frames (headers, payload, Ethernet framing) at GbitPerS, and a message
-// arrives LatencyNS after its last frame has left.
+// frames (headers, payload, Ethernet framing) at GbitPerS, and a packet
+// arrives LatencyNS after its last byte has left.
 type WireSpec struct {
 	// LatencyNS is propagation plus PHY/MAC latency one way. Assumed 500 ns
 	// (a few metres of cable and two MAC/PHY traversals; no switch).
@@ -67,29 +67,36 @@ func (s WireSpec) Validate() error {
 	return nil
 }
 
-// frames is the number of packets of p and the bytes they occupy on the
-// line: payload, headers and framing.
-func (s WireSpec) frames(p *packet) (n, bytes uint64) {
-	payload := uint64(len(p.data)) // Write, Send and Read response data
-	n = max(1, (payload+uint64(s.MTUBytes)-1)/uint64(s.MTUBytes))
+// segments is the number of packets of a message of n payload bytes: at
+// most MTUBytes each, and one for a message without payload.
+func (s WireSpec) segments(n uint64) uint64 {
+	return max(1, (n+uint64(s.MTUBytes)-1)/uint64(s.MTUBytes))
+}
+
+// segment is the offset and length of packet k of a message of n bytes.
+func (s WireSpec) segment(n, k uint64) (off, length uint64) {
+	off = k * uint64(s.MTUBytes)
+	return off, min(n-off, uint64(s.MTUBytes))
+}
+
+// frame is the bytes packet p occupies on the line: payload, headers and
+// framing. The extension headers go on the packets IBTA vol. 1 ch. 9 puts
+// them on: RETH on a Write's first packet and on a Read request, AETH on
+// an ACK, a NAK and a Read response's first and last packets, IETH on a
+// SendAndInvalidate's last packet.
+func (s WireSpec) frame(p *packet) uint64 {
+	first, last := p.seg == 0, !p.more
 	var ext uint64
-	switch p.kind {
-	case pktWriteReq, pktReadReq:
+	switch {
+	case p.kind == pktWriteReq && first, p.kind == pktReadReq:
 		ext = rethBytes
-	case pktAck, pktNak:
+	case p.kind == pktAck, p.kind == pktNak, p.kind == pktReadResp && (first || last):
 		ext = aethBytes
-	case pktReadResp:
-		ext = aethBytes * min(n, 2)
-	case pktSendReq:
-		if p.inv {
-			ext = iethBytes
-		}
+	case p.kind == pktSendReq && p.inv && last:
+		ext = iethBytes
 	}
-	bytes = payload + ext + n*uint64(s.HeaderBytes)
-	if n == 1 && bytes < frameMinBytes {
-		bytes = frameMinBytes
-	}
-	return n, bytes + n*uint64(s.FramingBytes)
+	bytes := max(uint64(len(p.data))+ext+uint64(s.HeaderBytes), frameMinBytes)
+	return bytes + uint64(s.FramingBytes)
 }
 
 type pktKind uint8
@@ -103,18 +110,21 @@ const (
 	pktNak      // refused: status says why (access error or flushed)
 )
 
-// packet is one message on the wire: its packets (WireSpec.frames) leave
-// back to back and it arrives whole, after its last packet.
+// packet is one packet on the wire: a whole message of at most MTUBytes of
+// payload, or one of the packets a longer message is cut into
+// (WireSpec.segment), which leave one after another and arrive one by one.
 type packet struct {
 	kind     pktKind
 	dstQP    uint32
+	seg      uint32 // the packet's number in its message (0: the first)
+	more     bool   // packets of the message follow this one
 	wrIdx    uint64 // the initiator's request
 	va       uint64
-	length   uint64
+	length   uint64 // the whole message's payload bytes
 	token    uint32
 	inv      bool   // SendAndInvalidate: token is to be invalidated
 	status   Status // pktNak
-	data     []byte
+	data     []byte // this packet's payload
 	sentAt   sim.Tick
 	arriveAt sim.Tick
 }
@@ -196,20 +206,25 @@ func (w *Wire) release(b []byte) {
 
 const poolMax = 256
 
-// send puts p's packets on the direction away from end from, after what
-// the direction already carries.
+// send puts packet p on the direction away from end from, after what the
+// direction already carries.
 func (w *Wire) send(from int, p packet) {
+	if uint64(len(p.data)) > uint64(w.spec.MTUBytes) {
+		panic(fmt.Sprintf("nic: %s: a packet of %d B, above the MTU", w.name, len(p.data)))
+	}
 	d := &w.dirs[from]
 	now := w.eng.Now()
 	start := max(now, d.freeAt)
-	n, bytes := w.spec.frames(&p)
+	bytes := w.spec.frame(&p)
 	d.freeAt = start + d.ser.Ticks(bytes)
 	d.meter.Busy(start, d.freeAt)
 	p.sentAt = now
 	p.arriveAt = d.freeAt + sim.Tick(w.spec.LatencyNS)*sim.NS
 	d.inFlight.Push(p)
-	w.Stats.Packets[from] += n
-	w.Stats.Messages[from]++
+	w.Stats.Packets[from]++
+	if p.seg == 0 {
+		w.Stats.Messages[from]++
+	}
 	w.Stats.Bytes[from] += bytes
 	w.eng.Schedule(p.arriveAt, sim.PrioDefault, w, uint64(from))
 }

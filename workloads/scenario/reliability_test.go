@@ -89,7 +89,9 @@ steps:
 }
 
 // A remote Write past the responder's host memory pages fails the step
-// that ran the model, naming the host, instead of ending the process.
+// that ran the model, naming the host, instead of ending the process. The
+// 8 KiB Write is two packets, placed one by one: the first takes the one
+// page, the second is refused.
 func TestScenarioModelWritePastHostMemoryFailsTheRunStep(t *testing.T) {
 	src := `scenario: x
 hosts: [{name: a}, {name: b, nic: {host_memory_pages_max: 1}}]
@@ -105,7 +107,7 @@ steps:
     run: {until: idle}
 `
 	_, err := runScenarioText(t, src)
-	require.ErrorContains(t, err, `s.yaml:17: step 14 "the write" failed: run: host b: host memory: writing 8192 bytes at 0x200000 needs 2 more pages, past the 1 of host_memory_pages_max (0 written)`)
+	require.ErrorContains(t, err, `s.yaml:17: step 14 "the write" failed: run: host b: host memory: writing 4096 bytes at 0x201000 needs 1 more pages, past the 1 of host_memory_pages_max (1 written)`)
 }
 
 // connect reports ConnectQPs' status, so a scenario can expect a refusal:

@@ -39,6 +39,20 @@ func TestRDMAWrite64BLatencyIsWireRoundTripPlusPCIe(t *testing.T) {
 	require.InEpsilon(t, want, w64.LatencyNS.P50, 0.20)
 }
 
+// A long message moves packet by packet (the host read, the wire and the
+// placement overlap), so one outstanding 1 MiB Read or Write keeps the
+// slowest link nearly as busy as four do: at least 85 % of their goodput.
+func TestOneLongMessageStreamsPacketByPacket(t *testing.T) {
+	for _, kind := range []string{"rdma_read", "rdma_write"} {
+		src := "run: {warmup_us: 100, duration_us: 1500}\ngenerators: [{name: g, kind: " + kind + ", size_bytes: 1048576, remote_pages: 256}]\n"
+		one := rdmaGen(t, src)
+		four := rdmaGen(t, src, "generators.g.outstanding=4")
+		t.Logf("%s 1 MiB: %.1f Gb/s with one outstanding (p50 %.0f ns), %.1f with four, bound by %s", kind, one.GoodputGbps, one.LatencyNS.P50, four.GoodputGbps, four.BoundBy.Resource)
+		require.Zero(t, one.Failed)
+		require.GreaterOrEqual(t, one.GoodputGbps, 0.85*four.GoodputGbps, kind)
+	}
+}
+
 // Throughput of 4 KiB Writes on one QP grows with outstanding until the
 // PCIe link or the wire saturates, then stays.
 func TestRDMAWriteThroughputGrowsWithOutstanding(t *testing.T) {
