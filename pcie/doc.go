@@ -13,7 +13,8 @@
 //     128b/130b) and reaches the far end LinkLatencyNS later.
 //   - TLP wire size = payload + 8 B framing/sequence/LCRC + 4 B common
 //     header + 12 B (4DW) or 8 B (3DW) for MWr/MRd, 8 B for CplD, + 4 B
-//     ECRC if enabled.
+//     ECRC if enabled. A DMA request uses the 4DW form at or above 4 GiB
+//     (with Addr64) and the 3DW form below it, as the spec requires.
 //   - DLLP accounting (the rule that makes simulation and byte model count
 //     the same thing): a transmitter sends one 8 B ACK DLLP and one 8 B
 //     UpdateFC DLLP for every A bytes of its own link time (A from the

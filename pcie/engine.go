@@ -237,15 +237,18 @@ func (p *path) peekHead(now sim.Tick) (*tlp, sim.Tick) {
 	}
 	cur := r.addr + r.off
 	n := min(r.bytes-r.off, p.unit-cur&(p.unit-1))
+	// A 4DW header only for an address at or above 4 GiB: below, the
+	// spec requires the 3DW form (PCIe Base Spec 2.2.4.1), as for MSI-X.
+	hdr4 := p.addr64 && cur>>32 != 0
 	if p.write {
-		p.scratch.set(KindMWr, classP, p.addr64 && !r.msix, r.off+n == r.bytes, r.msix,
+		p.scratch.set(KindMWr, classP, hdr4, r.off+n == r.bytes, r.msix,
 			n, 0, cur, 0, i, r.seq)
 		return &p.scratch, 0
 	}
 	if !d.tagFree(now) {
 		return nil, sim.MaxTick
 	}
-	p.scratch.set(KindMRd, classNP, p.addr64, r.off+n == r.bytes, false,
+	p.scratch.set(KindMRd, classNP, hdr4, r.off+n == r.bytes, false,
 		0, n, cur, 0, i, r.seq)
 	return &p.scratch, 0
 }

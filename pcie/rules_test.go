@@ -413,3 +413,24 @@ func TestMMIOWriteRefusesBadStoresAndQueuesNothing(t *testing.T) {
 	}
 	require.Equal(t, 2+64+MMIOBytesMax, int(bytes))
 }
+
+// TestDMAHeaderFormFollowsTheAddress: a memory request to an address below
+// 4 GiB must use the 3DW header (PCIe Base Spec 2.2.4.1); at or above it
+// the device uses the 4DW one (Addr64). A 64 B write and a 64 B read below
+// 4 GiB take 4 B less on the link each than the same at 4 GiB; a link
+// without Addr64 sends 3DW everywhere.
+func TestDMAHeaderFormFollowsTheAddress(t *testing.T) {
+	bytesAt := func(spec Spec, addr uint64) uint64 {
+		l, env, _, _ := newTestLink(t, spec)
+		require.NoError(t, l.DMA().Write(addr, 64, nil, 0))
+		require.NoError(t, l.DMA().Read(addr+4096, 64, nil, 0))
+		env.Engine.Run()
+		return l.Stats().Up.TLPBytes
+	}
+	spec := DefaultSpec()
+	low, high := bytesAt(spec, 1<<32-8192), bytesAt(spec, 1<<32)
+	require.Equal(t, 2*OverheadBytes(KindMWr, true, false)+64, high, "a 4DW MWr and a 4DW MRd")
+	require.Equal(t, high-8, low, "3DW headers below 4 GiB")
+	spec.Addr64 = false
+	require.Equal(t, low, bytesAt(spec, 1<<32))
+}

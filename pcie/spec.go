@@ -40,7 +40,7 @@ type Spec struct {
 	Gen    int  `json:"gen"`    // PCIe generation 1..5
 	Lanes  int  `json:"lanes"`  // link width: 1, 2, 4, 8 or 16
 	ECRC   bool `json:"ecrc"`   // TLPs carry the 4 B end-to-end CRC digest
-	Addr64 bool `json:"addr64"` // DMA addresses use 4DW headers (64-bit); MSI-X below 4 GiB uses 3DW, MMIO 4DW (a 64-bit BAR)
+	Addr64 bool `json:"addr64"` // DMA to addresses at or above 4 GiB uses 4DW headers (64-bit), below them 3DW, as MSI-X; MMIO 4DW (a 64-bit BAR)
 	// LinkLatencyNS is the one-way delay from the last byte leaving a
 	// transmitter to the TLP being usable at the receiver (PHY pipelines at
 	// both ends plus propagation), on top of serialisation.

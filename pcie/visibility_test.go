@@ -24,7 +24,7 @@ func wrrdNS(t *testing.T, spec Spec, size uint64, n int) float64 {
 	mwrs := l.dma.wr.tlps(0, size)
 	var ns []float64
 	for k := uint64(0); k < uint64(n); k++ {
-		addr := k * 8192
+		addr := 1<<32 + k*8192 // above 4 GiB, as RunStream's buffers: 4DW headers
 		start := env.Engine.Now()
 		sent := l.stats.Up.TLPs[KindMWr] + mwrs
 		require.NoError(t, l.DMA().Write(addr, size, nil, 0))
