@@ -46,7 +46,8 @@ func (sc Scope) uses(name string) bool {
 	}
 	for _, p := range nicBlocks {
 		if strings.HasPrefix(name, p) {
-			return sc == ScopeTranslate && p == TPTName+"."
+			return p == TPTName+"." && (sc == ScopeTranslate || sc == ScopeFirmware) ||
+				sc == ScopeFirmware && (p == "Host.Driver" || p == NICName+".Firmware")
 		}
 	}
 	return true
@@ -67,9 +68,9 @@ var firmwareMeters = []string{"Host.Driver", NICName + ".Firmware"}
 // instance, only its own QPs' (QPSource: QP n posts on core n mod
 // host_cores and runs on engine n mod exec_engines, as nic places it);
 // the firmware's and the driver thread's only for a kind of firmware
-// commands (FirmwareSource). Shared blocks (the PCIe link, DMA engine,
-// MMIO path, TPT, wire, doorbell, scheduler, WQE fetch, completion engine,
-// responder) stay candidates for every generator whose scope has them.
+// commands (FirmwareSource). Shared blocks (the PCIe link, DMA engine, TPT,
+// wire, doorbell, scheduler, WQE fetch, completion engine, responder) stay
+// candidates for every generator whose scope has them.
 type meterUse struct {
 	sc       Scope
 	firmware bool

@@ -206,6 +206,18 @@ func TestBoundByNamesOnlyTheGeneratorsOwnResources(t *testing.T) {
 		require.NotEqual(t, "NIC.Firmware", b["fr"].Busiest, "%+v", b["fr"])
 		require.Equal(t, "NIC.Firmware", b["reg"].Resource, "%+v", b["reg"])
 	})
+	t.Run("register_mr never by the send-queue pipeline", func(t *testing.T) {
+		// fr's completion engine, slowed to one CQE per 40 cycles, is
+		// saturated; register_mr's commands never enter it, and one at a
+		// time, of 256 pages each, they keep neither the firmware nor the
+		// driver thread (pinning) 90 % busy.
+		b := bound("adapter: {nic: {completion: {interval_cycles: 40}}}\nrun: {seed: 1, warmup_us: 100, duration_us: 2000}\ngenerators:\n" +
+			"  - {name: fr, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 1}\n" +
+			"  - {name: reg, kind: register_mr, outstanding: 1, pages: 256}\n")
+		require.Equal(t, "NIC.Completion", b["fr"].Resource, "%+v", b["fr"])
+		require.Equal(t, results.BoundWindow, b["reg"].Resource, "%+v", b["reg"])
+		require.NotEqual(t, "NIC.Completion", b["reg"].Busiest, "%+v", b["reg"])
+	})
 	t.Run("a core only for the QPs that post on it", func(t *testing.T) {
 		// busy's QP 0 saturates core 0; idle's QP 1 posts on core 1.
 		b := bound("run: {seed: 1, warmup_us: 20, duration_us: 300}\ngenerators:\n" +

@@ -63,6 +63,7 @@ const (
 	ScopeLocalNIC               // host a's cores, NIC, translation unit and PCIe: not host b or the wire
 	ScopeTranslate              // the translation unit and the PCIe link
 	ScopeDMA                    // the PCIe link and the DMA engine
+	ScopeFirmware               // host a's driver thread, firmware, translation unit, PCIe link and DMA engine: not the posting cores or the send-queue pipeline
 )
 
 // A ScopedSource uses fewer resources than all (ScopeAll is the default).

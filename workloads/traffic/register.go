@@ -135,8 +135,9 @@ func (s *regMRSource) Parts() []Part {
 // Figure: NdkRegisterMr moves no payload; it registers pages.
 func (s *regMRSource) Figure() (string, string) { return "registered_pages", "Mpages/s" }
 
-// Scope: host a only.
-func (s *regMRSource) Scope() Scope { return ScopeLocalNIC }
+// Scope: host a's driver thread, firmware, translation unit and PCIe link:
+// a registration never enters the posting cores or the send-queue pipeline.
+func (s *regMRSource) Scope() Scope { return ScopeFirmware }
 
 // UsesFirmware: every operation is two firmware commands.
 func (s *regMRSource) UsesFirmware() bool { return true }
