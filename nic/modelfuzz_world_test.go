@@ -89,6 +89,9 @@ func newFuzzWorld(t testing.TB, c chooser) *fzWorld {
 	sp.RotateFastRegisterKey = c.intn(2) == 0
 	sp.WQEByMMIO = c.intn(2) == 0
 	sp.ExecEngines = uint32(1 + c.intn(2))
+	// A Send without a receive is retried a few times, 10 µs apart, then
+	// fails: with unlimited RNR retries finish would never go idle.
+	sp.RNRRetry, sp.RNRTimerNS = uint32(c.intn(3)), 10_000
 	w := &fzWorld{t: t, c: c, p: newPair(t, sp), byCtx: map[uint64]*fzQP{}, reqs: map[uint64]*fzReq{}}
 	for i, h := range []*harness{w.p.a, w.p.b} {
 		w.hosts[i] = w.newHost(i, h)

@@ -16,7 +16,8 @@ import (
 // been written to host memory, each as it arrives).
 type requester struct {
 	a       *Adapter
-	out     []outPacket // executed, in execution order; out[head:] wait to leave
+	rnr     map[uint32]*rnrState // initiator QPs in an RNR retry, by number
+	out     []outPacket          // executed, in execution order; out[head:] wait to leave
 	head    int
 	sent    uint64 // packets that have left: out[head] is packet number sent
 	scratch []uint64
@@ -25,12 +26,14 @@ type requester struct {
 type outPacket struct {
 	p     packet
 	ready bool // its payload is on the NIC
+	void  bool // not to be sent: its QP's RNR retry sends it again
 }
 
 // Events of requester.Handle.
 const (
 	reqEvPayload = 1 << evShift // payload DMA read of a Write/Send done: packet number
 	reqEvPlaced  = 2 << evShift // Read data placed in host memory: qpn<<32 | slot
+	reqEvRetry   = 3 << evShift // an RNR timer ran out: qpn
 )
 
 var _ sim.Handler = (*requester)(nil)
@@ -38,9 +41,13 @@ var _ sim.Handler = (*requester)(nil)
 // Handle receives the payload reads and the Read data placements; a Read
 // finishes when the last packet of its response is placed.
 func (r *requester) Handle(now sim.Tick, arg uint64) {
-	if arg&^evMask == reqEvPayload {
+	switch arg &^ evMask {
+	case reqEvPayload:
 		r.out[r.head+int(arg&evMask-r.sent)].ready = true
 		r.transmit()
+		return
+	case reqEvRetry:
+		r.retry(now, r.a.qps[arg&evMask])
 		return
 	}
 	qp := r.a.qps[(arg&evMask)>>32]
@@ -68,11 +75,7 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 		w.tExec = now
 		return acceptSync
 	}
-	access := mtt.AccessLocalRead
-	if w.op == OpRead {
-		access = mtt.AccessLocalWrite
-	}
-	pages, off, ok := r.localCheck(qp, w, access)
+	pages, off, ok := r.localCheck(qp, w, localAccess(w.op))
 	if ok && w.op == OpRead && a.spec.ReadSinkRequired && w.sge.Length > 0 && !a.readSink(w.sge.Token) {
 		ok = false // rule 23: the sink must be a READ_SINK registration
 	}
@@ -91,22 +94,43 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 	}
 	w.tExec = now
 	w.awaitRemote = true
-	p := packet{kind: pktSendReq, dstQP: qp.peer, wrIdx: idx, va: w.remoteVA, length: n, token: w.remoteTok, inv: w.inv}
-	switch w.op {
-	case OpRead:
-		p.kind, n = pktReadReq, 0
-		w.segsLeft = uint32(a.wire.spec.segments(p.length))
+	if w.op == OpRead {
 		a.Stats.RemoteReads++
-	case OpWrite:
-		p.kind = pktWriteReq
 	}
-	if n == 0 {
-		r.out = append(r.out, outPacket{p, true})
+	if len(r.rnr) > 0 && r.holds(qp) {
+		return acceptSync // sent with the QP's RNR retry
+	}
+	p := r.request(qp, w, idx)
+	if p.kind == pktReadReq || n == 0 {
+		r.out = append(r.out, outPacket{p: p, ready: true})
 		r.transmit()
 		return acceptSync
 	}
 	r.readPayload(p, pages, off)
 	return acceptSync
+}
+
+// localAccess is the right a request of op needs on its local buffer: a
+// Read writes it, a Send or Write reads it.
+func localAccess(op OpType) mtt.Access {
+	if op == OpRead {
+		return mtt.AccessLocalWrite
+	}
+	return mtt.AccessLocalRead
+}
+
+// request is the first packet of request idx of qp (without its payload);
+// a Read expects its response's packets from now on.
+func (r *requester) request(qp *QP, w *wr, idx uint64) packet {
+	p := packet{kind: pktSendReq, dstQP: qp.peer, wrIdx: idx, va: w.remoteVA, length: uint64(w.sge.Length), token: w.remoteTok, inv: w.inv}
+	switch w.op {
+	case OpRead:
+		p.kind = pktReadReq
+		w.segsLeft = uint32(r.a.wire.spec.segments(p.length))
+	case OpWrite:
+		p.kind = pktWriteReq
+	}
+	return p
 }
 
 // readPayload cuts the message p of p.length bytes, whose buffer starts off
@@ -122,9 +146,9 @@ func (r *requester) readPayload(p packet, pages []uint64, off uint64) {
 		pg, po := pagesAt(pages, off, o)
 		p.seg, p.more, p.data = uint32(k), k+1 < segs, a.wire.buf(l)
 		a.mem.readPages(pg, po, p.data)
-		r.out = append(r.out, outPacket{p, false})
+		r.out = append(r.out, outPacket{p: p})
 		arg := reqEvPayload | (r.sent + uint64(len(r.out)-1-r.head))
-		if k > 0 {
+		if k > 0 || !a.dma.CanAcceptRead() {
 			a.dataDMA.submit(false, r, pg[0]+po, l, arg)
 		} else if err := a.dma.Read(pg[0]+po, l, r, arg); err != nil {
 			panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
@@ -159,11 +183,19 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 // its first packet; its release calls transmit again).
 func (r *requester) transmit() {
 	peer := &r.a.wire.ends[1-r.a.wireEnd].resp
-	for r.head < len(r.out) && r.out[r.head].ready && (r.out[r.head].p.seg > 0 || peer.reserve(r.a.eng.Now())) {
-		p := r.out[r.head].p
-		r.out[r.head] = outPacket{}
+	for r.head < len(r.out) && r.out[r.head].ready {
+		o := &r.out[r.head]
+		if !o.void && o.p.seg == 0 && !peer.reserve(r.a.eng.Now()) {
+			break
+		}
+		p, void := o.p, o.void
+		*o = outPacket{}
 		r.head++
 		r.sent++
+		if void {
+			r.a.wire.release(p.data)
+			continue
+		}
 		r.a.wire.send(r.a.wireEnd, p)
 	}
 	if r.head >= len(r.out)/2 { // keep the waiting packets at the front: memory stays bounded by them
@@ -181,6 +213,9 @@ func (r *requester) answer(now sim.Tick, p packet) {
 		panic(fmt.Sprintf("nic: %s: answer for QP %d request %d that waits for none", a.name, qp.num, p.wrIdx))
 	}
 	switch p.kind {
+	case pktRnrNak:
+		r.rnrNak(now, qp, p.wrIdx, p.rnrNS)
+		return
 	case pktNak:
 		w.status = p.status
 		if !qp.err {

@@ -37,15 +37,18 @@ import (
 // with STATUS_CANCELLED (5.1, 5.4). Requests arriving on a QP in the error
 // state are answered "flushed" (STATUS_CANCELLED).
 type responder struct {
-	a      *Adapter
-	ops    []*rxOp // pool of pointers: the translator holds &op.req
-	free   []int
-	q      sim.FIFO[int] // op ids in arrival order
-	retry  bool          // a retry event is scheduled
-	held   int           // buffer slots reserved by the peer or in use
-	freeAt sim.Tick
-	meter  *sim.Meter // service time
-	buffer *sim.Meter // receive buffer slots held
+	a     *Adapter
+	ops   []*rxOp // pool of pointers: the translator holds &op.req
+	free  []int
+	q     sim.FIFO[int] // op ids in arrival order
+	retry bool          // a retry event is scheduled
+	// rnrWait holds the QPs that answered a Send with an RNR NAK, with the
+	// Send they wait for (rnr.go).
+	rnrWait map[uint32]uint64
+	held    int // buffer slots reserved by the peer or in use
+	freeAt  sim.Tick
+	meter   *sim.Meter // service time
+	buffer  *sim.Meter // receive buffer slots held
 }
 
 func (r *responder) init(a *Adapter) {
@@ -111,6 +114,8 @@ type rxOp struct {
 	req    mtt.Request
 	state  rxState
 	nak    Status // non-zero: answer with a NAK of this status
+	rnr    bool   // answer with an RNR NAK (rnr.go)
+	drop   bool   // dropped: its QP waits for a Send it answered with an RNR NAK
 	qpErr  bool   // the refusal puts the responder's QP in error
 	recv   recvWR // Send: the receive it took
 	hasRcv bool
@@ -272,6 +277,10 @@ func (r *responder) issue(now sim.Tick, id int) {
 	a := r.a
 	o := r.ops[id]
 	qp := a.qps[o.p.dstQP]
+	if len(r.rnrWait) > 0 && r.rnrDrops(o, qp) {
+		o.drop, o.state = true, rxDone
+		return
+	}
 	if o.nak == 0 && qp.err {
 		o.nak = StatusCancelled // an earlier request of this QP failed
 	}
@@ -323,7 +332,7 @@ func (r *responder) issueSend(now sim.Tick, id int) {
 		return
 	}
 	if qp.rqHead == qp.rqTail {
-		r.refuse(o, qp, StatusRemoteResources) // no receive posted: no RNR retry (docs/nic.md)
+		r.rnrNak(o, qp) // no receive posted: the initiator sends it again (rnr.go)
 		return
 	}
 	rw := qp.rq[qp.rqHead%uint64(len(qp.rq))]
@@ -383,6 +392,10 @@ func (r *responder) answer(now sim.Tick, id int) {
 	qp := a.qps[o.p.dstQP]
 	ans, send := packet{dstQP: qp.peer, wrIdx: o.p.wrIdx}, true
 	switch {
+	case o.drop:
+		send = false
+	case o.rnr:
+		ans.kind, ans.rnrNS = pktRnrNak, a.spec.RNRTimerNS
 	case o.nak != 0:
 		ans.kind, ans.status = pktNak, o.nak
 	case o.p.kind == pktReadReq:

@@ -150,6 +150,17 @@ type Spec struct {
 	// access (docs/ndk.md 5.4): STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES.
 	// Used by the responder (responder.go).
 	RemoteAccessErrorStatus Status `json:"remote_access_error_status"`
+	// RNRTimerNS is this adapter's minimum RNR NAK timer, as responder: how
+	// long the initiator waits before it sends a Send again that found no
+	// receive posted, with the requests of its QP after it (IBTA vol. 1
+	// 9.7.5.2.8; the RNR NAK carries it). Default 640 µs: encoding 12,
+	// perftest's MIN_RNR_TIMER (docs/sources.md 12).
+	RNRTimerNS uint64 `json:"rnr_timer_ns"`
+	// RNRRetry is how many times this adapter, as initiator, sends such a
+	// Send again before it completes it with STATUS_REMOTE_RESOURCES and
+	// its QP goes to error: 0..6, or 7 for no limit (IBTA's rnr_retry).
+	// Default 7, as perftest sets it (docs/sources.md 12).
+	RNRRetry uint32 `json:"rnr_retry"`
 
 	// Host CPU: the cores that post work requests and poll CQs (hostcpu.go).
 	// HostCores is the number of posting cores; QP n posts and polls on core
@@ -239,6 +250,9 @@ type Spec struct {
 	TPT mtt.Spec `json:"tpt"`
 }
 
+// RNRRetryUnlimited is Spec.RNRRetry's "retry for ever" (IBTA: 7).
+const RNRRetryUnlimited = 7
+
 // DefaultSpec returns the default adapter (see the field comments and
 // docs/nic.md for the source or the reason of every value).
 func DefaultSpec() Spec {
@@ -276,6 +290,8 @@ func DefaultSpec() Spec {
 		MWsMax:                   1 << 24,
 		HostMemoryPagesMax:       1 << 20,
 		RemoteAccessErrorStatus:  StatusAccessViolation,
+		RNRTimerNS:               640_000,
+		RNRRetry:                 RNRRetryUnlimited,
 
 		HostCores:           16,
 		PostWQEBuildPS:      20_000,
@@ -349,6 +365,8 @@ func (s Spec) Validate() error {
 		{"host_memory_pages_max", s.HostMemoryPagesMax, in(s.HostMemoryPagesMax, 1, 1<<24), "1..2^24"},
 		{"remote_access_error_status", s.RemoteAccessErrorStatus, s.RemoteAccessErrorStatus == StatusAccessViolation || s.RemoteAccessErrorStatus == StatusRemoteResources,
 			"STATUS_ACCESS_VIOLATION or STATUS_REMOTE_RESOURCES"},
+		{"rnr_timer_ns", s.RNRTimerNS, in(s.RNRTimerNS, 1, 1_000_000_000), "1..1e9"},
+		{"rnr_retry", s.RNRRetry, s.RNRRetry <= RNRRetryUnlimited, "0..7"},
 		{"host_cores", s.HostCores, in(s.HostCores, 1, 1024), "1..1024"},
 		{"post_wqe_build_ps", s.PostWQEBuildPS, s.PostWQEBuildPS <= 1_000_000_000, "0..1e9"},
 		{"post_doorbell_store_ps", s.PostDoorbellStorePS, s.PostDoorbellStorePS <= 1_000_000_000, "0..1e9"},

@@ -104,6 +104,9 @@ type Stats struct {
 	RemoteReads             uint64 `stat:"DataPath.RemoteReads" unit:"requests" desc:"RDMA Reads issued"`
 	RemoteRequests          uint64 `stat:"DataPath.RemoteRequests" unit:"requests" desc:"requests that arrived at the responder"`
 	RemotePacketsDropped    uint64 `stat:"DataPath.PacketsDropped" unit:"packets" desc:"later packets of a message the responder had refused and answered already"`
+	RNRNaks                 uint64 `stat:"DataPath.RNRNaks" unit:"NAKs" desc:"Sends answered with an RNR NAK: no receive posted"`
+	RNRDropped              uint64 `stat:"DataPath.RNRDropped" unit:"requests" desc:"requests dropped while their QP waited for a Send it answered with an RNR NAK"`
+	RNRRetries              uint64 `stat:"DataPath.RNRRetries" unit:"retries" desc:"RNR timers run out: a QP's requests sent again"`
 	RemoteInvalidations     uint64 `stat:"DataPath.RemoteInvalidations" unit:"tokens" desc:"tokens invalidated by SendAndInvalidate"`
 	RemoteInvalidateRefused uint64 `stat:"DataPath.RemoteInvalidateRefused" unit:"requests" desc:"SendAndInvalidate with a token the receiver cannot invalidate"`
 	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`

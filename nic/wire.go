@@ -90,7 +90,7 @@ func (s WireSpec) frame(p *packet) uint64 {
 	switch {
 	case p.kind == pktWriteReq && first, p.kind == pktReadReq:
 		ext = rethBytes
-	case p.kind == pktAck, p.kind == pktNak, p.kind == pktReadResp && (first || last):
+	case p.kind == pktAck, p.kind == pktNak, p.kind == pktRnrNak, p.kind == pktReadResp && (first || last):
 		ext = aethBytes
 	case p.kind == pktSendReq && p.inv && last:
 		ext = iethBytes
@@ -108,6 +108,7 @@ const (
 	pktAck      // Write/Send done at the responder
 	pktReadResp // data of a Read
 	pktNak      // refused: status says why (access error or flushed)
+	pktRnrNak   // a Send found no receive posted: sent again after the RNR timer
 )
 
 // packet is one packet on the wire: a whole message of at most MTUBytes of
@@ -124,6 +125,7 @@ type packet struct {
 	token    uint32
 	inv      bool   // SendAndInvalidate: token is to be invalidated
 	status   Status // pktNak
+	rnrNS    uint64 // pktRnrNak: the responder's minimum RNR timer
 	data     []byte // this packet's payload
 	sentAt   sim.Tick
 	arriveAt sim.Tick

@@ -94,8 +94,8 @@ func (w *Workload) hostMemoryItem() MemoryItem {
 }
 
 // objectsItem bounds every kind's objects: per stream a QP of 2 x
-// outstanding initiator and outstanding receive entries, a CQ of 2 x
-// streams x outstanding entries, an MR or MW record per slot and stream
+// outstanding initiator and outstanding receive entries (a send's
+// receive_depth), a CQ of 2 x streams x as many entries, an MR or MW record per slot and stream
 // with what its creation through a firmware command leaves held, the run's
 // own records per slot, and what the kind's source keeps
 // (Kind.SourceBytes); on each host for a remote kind.
@@ -107,8 +107,12 @@ func (w *Workload) objectsItem(hosts uint64) MemoryItem {
 			h = hosts
 		}
 		streams, out := uint64(g.Streams), uint64(g.Outstanding)
+		recv := out
+		if p, ok := g.Params.(*RDMAParams); ok && g.Kind == "send" {
+			recv = max(out, uint64(ReceiveDepthFor(p, g.Outstanding, w.Adapter.NIC.MaxReceiveQueueDepth)))
+		}
 		slots := streams * out
-		b := h * (streams*o.QPBytes(2*out, out) + o.CQBytes(2*slots) + (slots+streams+2)*(max(o.MR, o.MW)+o.Create))
+		b := h * (streams*o.QPBytes(2*out, recv) + o.CQBytes(2*streams*recv) + (slots+streams+2)*(max(o.MR, o.MW)+o.Create))
 		b += slots * slotBytes
 		if k, ok := LookupKind(g.Kind); ok && k.SourceBytes != nil {
 			b += k.SourceBytes(g)

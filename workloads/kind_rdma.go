@@ -17,6 +17,20 @@ type RDMAParams struct {
 	RemoteMR     *Dist    `yaml:"remote_mr" json:"remote_mr,omitempty" check:"0..1048575"`
 	AlignBytes   uint64   `yaml:"align_bytes" json:"align_bytes" check:"1..1048576"`
 	RemoteRights []string `yaml:"remote_rights" json:"remote_rights" check:"len:0..2 remote_read|remote_write"`
+	// ReceiveDepth is the receives host b keeps posted per QP (send only);
+	// 0 gives ReceiveDepthFor's default.
+	ReceiveDepth uint32 `yaml:"receive_depth" json:"receive_depth" check:"0..65536"`
+}
+
+// ReceiveDepthFor is the receives a send generator keeps posted per QP:
+// receive_depth, or by default 4 x outstanding, as perftest keeps 512
+// receives posted against 128 sends in flight (docs/sources.md 12), at
+// most max_receive_queue_depth.
+func ReceiveDepthFor(p *RDMAParams, outstanding int, maxDepth uint32) uint32 {
+	if p.ReceiveDepth != 0 {
+		return p.ReceiveDepth
+	}
+	return uint32(min(4*uint64(outstanding), uint64(maxDepth)))
 }
 
 // rdmaParams returns the parameters' defaults, with the remote rights the
@@ -53,12 +67,27 @@ func checkRDMA(c *Checker, w *Workload, g *Generator) {
 	if g.Outstanding > int(a.MaxInitiatorQueueDepth) {
 		c.Errorf("outstanding", "%d exceeds adapter.nic.max_initiator_queue_depth = %d", g.Outstanding, a.MaxInitiatorQueueDepth)
 	}
-	if g.Kind == "send" && g.Outstanding > int(a.MaxReceiveQueueDepth) {
-		c.Errorf("outstanding", "%d receives per QP exceed adapter.nic.max_receive_queue_depth = %d", g.Outstanding, a.MaxReceiveQueueDepth)
-	}
+	checkReceiveDepth(c, g, p, a.MaxReceiveQueueDepth)
 	checkRemoteMRs(c, g.Kind, p)
 	checkRemoteQPs(c, w)
 	checkRemoteTables(c, w)
+}
+
+// checkReceiveDepth checks a send generator's receives per QP: at least
+// its sends in flight, at most the adapter's receive queue; receive_depth
+// only for send.
+func checkReceiveDepth(c *Checker, g *Generator, p *RDMAParams, maxDepth uint32) {
+	switch {
+	case g.Kind != "send" && p.ReceiveDepth != 0:
+		c.Errorf("receive_depth", "applies to send only: %s posts no receives", g.Kind)
+	case g.Kind != "send":
+	case g.Outstanding > int(maxDepth):
+		c.Errorf("outstanding", "%d receives per QP exceed adapter.nic.max_receive_queue_depth = %d", g.Outstanding, maxDepth)
+	case p.ReceiveDepth > maxDepth:
+		c.Errorf("receive_depth", "%d receives per QP exceed adapter.nic.max_receive_queue_depth = %d", p.ReceiveDepth, maxDepth)
+	case p.ReceiveDepth != 0 && p.ReceiveDepth < uint32(g.Outstanding):
+		c.Errorf("receive_depth", "%d receives per QP are fewer than the %d sends in flight (outstanding): every QP would wait on RNR NAKs", p.ReceiveDepth, g.Outstanding)
+	}
 }
 
 // remoteWindowPages is the host b address window of one remote generator

@@ -256,3 +256,21 @@ func TestNumberThatDoesNotFitItsFieldSaysWhy(t *testing.T) {
 		require.Equal(t, c.want, loadErr(t, src), c.seed)
 	}
 }
+
+// A send generator's receive_depth is at least its sends in flight and at
+// most the adapter's receive queue; no other kind posts receives. By
+// default it is 4 x outstanding, within the receive queue.
+func TestReceiveDepthIsCheckedAgainstSendsAndTheReceiveQueue(t *testing.T) {
+	const run = "run: {duration_us: 5}\ngenerators: [{name: s, kind: send, outstanding: 8, "
+	for gen, want := range map[string]string{
+		"receive_depth: 4}]":    "generators.s.receive_depth: 4 receives per QP are fewer than the 8 sends in flight (outstanding)",
+		"receive_depth: 2048}]": "generators.s.receive_depth: 2048 receives per QP exceed adapter.nic.max_receive_queue_depth = 1024",
+	} {
+		require.Contains(t, loadErr(t, run+gen+"\n"), want)
+	}
+	require.Contains(t, loadErr(t, "run: {duration_us: 5}\ngenerators: [{name: w, kind: rdma_write, receive_depth: 8}]\n"),
+		"generators.w.receive_depth: applies to send only: rdma_write posts no receives")
+	p := load(t, run+"}]\n").Points[0].Generators[0].Params.(*RDMAParams)
+	require.Equal(t, uint32(32), ReceiveDepthFor(p, 8, 1024))
+	require.Equal(t, uint32(20), ReceiveDepthFor(p, 8, 20))
+}

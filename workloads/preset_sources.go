@@ -129,6 +129,8 @@ var nicSources = func() []ValueSource {
 		{"nic.host_memory_pages_max", "assumed: 2^20 pages (4 GiB) of host memory model, a simulator bound"},
 		{"nic.rotate_fast_register_key", "docs/ndk.md 5.3: off by default"},
 		{"nic.remote_access_error_status", "docs/ndk.md 5.4: STATUS_ACCESS_VIOLATION (0xC0000005)"},
+		{"nic.rnr_timer_ns", "docs/sources.md 12: perftest's MIN_RNR_TIMER 12, 0.64 ms by IBTA's RNR NAK timer encoding"},
+		{"nic.rnr_retry", "docs/sources.md 12: 7, retry for ever, as perftest and most RC consumers set it"},
 		{"nic.host_cores", "assumed: a 16-core E5-class socket; QP n on core n mod 16, one core per QP up to 16 QPs (docs/sources.md 2, Kalia: one core per QP)"},
 		{"nic.post_wqe_build_ps", "assumed: ~60 cycles at 3 GHz to fill a WQE's 64 B blocks in a cached SQ ring (docs/sources.md 6; no published figure, 10)"},
 		{"nic.post_doorbell_store_ps", "assumed: the core's uncached 8 B store and barrier; the 50-300 ns gap between UC TLPs (docs/sources.md 2) is the link's MMIO path (pcie.mmio_issue_gap_ns)"},

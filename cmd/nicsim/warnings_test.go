@@ -12,8 +12,8 @@ import (
 // summary's rate counts the successes only.
 func TestRunWarnsOfFailedCompletions(t *testing.T) {
 	dir := t.TempDir()
-	f := writeFile(t, dir, "send.yaml", "run: {seed: 1, warmup_us: 20, duration_us: 300}\n"+
-		"generators: [{name: s, kind: send, streams: 16, outstanding: 16, size_bytes: 64}]\n")
+	f := writeFile(t, dir, "send.yaml", "adapter: {nic: {rnr_retry: 0}}\nrun: {seed: 1, warmup_us: 20, duration_us: 300}\n"+
+		"generators: [{name: s, kind: send, streams: 16, outstanding: 16, receive_depth: 16, size_bytes: 64}]\n")
 	code, stdout, stderr := nicsim(t, "run", f, "--no-plots", "--out", filepath.Join(dir, "out"))
 	require.Equal(t, exitOK, code, stderr)
 	require.Regexp(t, `nicsim run: warning: generator s: \d+ of the \d+ operations completed in the measured window failed `+

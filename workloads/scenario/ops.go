@@ -378,7 +378,9 @@ func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
 	}
 	switch {
 	case a["until"] != nil:
-		e.Run()
+		if !r.runUntilIdle(st) {
+			return call{}, false
+		}
 	case a["cq"] != nil:
 		if !r.runUntilCQ(st, a["cq"], d) {
 			return call{}, false
@@ -388,6 +390,25 @@ func (r *runner) run(st *Step, a args, _ uint64) (call, bool) {
 	}
 	r.emit(Line{Step: st.Index, Name: st.Name, Op: st.Op})
 	return call{}, false
+}
+
+// idleRunMaxPS bounds a run until idle: a model still busy 10 s of
+// simulated time after the step began waits for something that never
+// comes (a Send with no receive posted, retried for ever).
+const idleRunMaxPS = 10 * sim.Tick(1e12)
+
+// runUntilIdle runs the engine until it has nothing left to do; false (the
+// step failed) when it is still busy idleRunMaxPS later.
+func (r *runner) runUntilIdle(st *Step) bool {
+	e := r.env.Engine
+	end := min(e.Now()+idleRunMaxPS, runTimeMaxPS)
+	for e.NextTime() <= end && e.Step() {
+	}
+	if e.Pending() > 0 {
+		r.fail(st, "run: the model is still busy %v after the step began (a Send with no receive posted is retried for ever with nic.rnr_retry 7; post a receive, or lower rnr_retry)", idleRunMaxPS)
+		return false
+	}
+	return true
 }
 
 // runUntilCQ runs the engine until a CQE becomes visible on the CQ a names

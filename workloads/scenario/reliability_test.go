@@ -225,3 +225,27 @@ func TestScenarioHugeNumberIsOutOfRange(t *testing.T) {
 	_, err := LoadBytes("s.yaml", []byte("scenario: x\nhosts: [{name: a}]\nsteps:\n  - fill: {host: a, va: 18446744073709551616, length: 1, byte: 1}\n"))
 	require.EqualError(t, err, "s.yaml:4:25: steps.0.fill.va: 18446744073709551616 is out of range 0..2^64-1")
 }
+
+// A Send with no receive posted is retried for ever with rnr_retry 7: a
+// run until idle fails, naming why, instead of running without end; with a
+// bounded rnr_retry the Send completes STATUS_REMOTE_RESOURCES and the run
+// goes idle.
+func TestScenarioRunUntilIdleThatNeverIdlesFails(t *testing.T) {
+	src := `scenario: x
+hosts: [{name: a, nic: {rnr_timer_ns: 1000000}}, {name: b, nic: {rnr_timer_ns: 1000000}}]
+steps:
+` + twoQPs + `  - connect: {a: a.qp, b: b.qp}
+  - create_mr: {mr: a.m, pd: a.pd}
+  - register_mr: {mr: a.m, va: 0x100000, length: 4096, flags: [ALLOW_LOCAL_WRITE]}
+  - run: {until: idle}
+  - send: {qp: a.qp, local: {mr: a.m, va: 0x100000, length: 16}, ctx: 3}
+  - name: the send
+    run: {until: idle}
+`
+	_, err := runScenarioText(t, src)
+	require.ErrorContains(t, err, `step 12 "the send" failed: run: the model is still busy 10s after the step began (a Send with no receive posted is retried for ever`)
+	bounded := strings.Replace(src, "{name: a, nic: {rnr_timer_ns: 1000000}}", "{name: a, nic: {rnr_timer_ns: 1000000, rnr_retry: 1}}", 1) +
+		"  - poll: {cq: a.cq}\n    expect: [{status: STATUS_REMOTE_RESOURCES, type: Send, ctx: 3}]\n"
+	out, err := runScenarioText(t, bounded)
+	require.NoError(t, err, out)
+}

@@ -23,8 +23,8 @@ import (
 // rdma_read: remote_read; send: one MR, the receive buffers, local write).
 // A Write or Read picks its remote MR from remote_mr (default: uniform over
 // the MRs; with one MR no draw is made) and its address uniform in that MR,
-// aligned to align_bytes. For send, b keeps
-// outstanding receives posted per QP and reposts each on its completion.
+// aligned to align_bytes. For send, b keeps receive_depth receives posted
+// per QP (workloads.ReceiveDepthFor) and reposts each on its completion.
 // A post that fails inline stops the run (Model.Fail). A failed request
 // counts under its status name; an access error puts the QP pair in error
 // (docs/nic.md), so the requests after it on that QP complete
@@ -102,9 +102,10 @@ func buildRDMASource(mode rdmaMode, m *Model, g *workloads.Generator, rng *rand.
 		remLen: uint64(p.RemotePages) * nic.PageSizeBytes}
 	var recvDepth uint32
 	if mode == modeSend {
-		recvDepth = uint32(g.Outstanding)
+		recvDepth = workloads.ReceiveDepthFor(p, g.Outstanding, m.B.Spec().MaxReceiveQueueDepth)
+		s.perQP = uint64(recvDepth)
 	}
-	s.hostPairs, err = twoHostPairs(m, g.Streams, uint32(g.Streams*g.Outstanding),
+	s.hostPairs, err = twoHostPairs(m, g.Streams, uint32(g.Streams)*max(uint32(g.Outstanding), recvDepth),
 		uint32(g.Outstanding), 1, recvDepth, s, rdmaRecvHook{s})
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func buildRDMASource(mode rdmaMode, m *Model, g *workloads.Generator, rng *rand.
 	}
 	if mode == modeSend {
 		for q, qb := range s.qb {
-			for j := 0; j < g.Outstanding; j++ {
+			for j := range uint64(recvDepth) {
 				if st := s.postRecv(qb, uint64(q)*s.perQP+uint64(j)); st != nic.StatusSuccess {
 					return nil, fmt.Errorf("NdkReceive on host b: %v", st)
 				}

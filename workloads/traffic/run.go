@@ -281,6 +281,7 @@ func (r *pointRun) result(stop string) (*results.PointResult, error) {
 	pr.Warnings = append(pr.Warnings, failureWarnings(m.gens, r.t0)...)
 	pr.Warnings = append(pr.Warnings, emptyLatencyWarnings(pr)...)
 	pr.Warnings = append(pr.Warnings, moderationWarnings(w, m.gens)...)
+	pr.Warnings = append(pr.Warnings, rnrWarnings(m)...)
 	pr.Series = r.series(tEnd)
 	results.Round(pr)
 	return pr, nil

@@ -3,6 +3,7 @@ package traffic
 import (
 	"fmt"
 
+	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
@@ -72,4 +73,20 @@ func moderationWarnings(w *workloads.Workload, gens []*generator) []string {
 	return []string{fmt.Sprintf("adapter.nic.moderation_cqes = %d and moderation_time_ns = %d (preset %s: %d and %d) change nothing: "+
 		"no generator kind arms a CQ for interrupts, so none is raised to moderate (completions are polled)",
 		a.ModerationCQEs, a.ModerationTimeNS, base, d.ModerationCQEs, d.ModerationTimeNS)}
+}
+
+// rnrWarnings says when a host answered Sends with RNR NAKs: a receiver
+// that had no receive posted held the sender's QPs for the RNR timer
+// each time, which the figures include.
+func rnrWarnings(m *Model) []string {
+	var out []string
+	for _, a := range []*nic.Adapter{m.NIC, m.B} {
+		if a == nil || a.Stats.RNRNaks == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s answered %d Sends with an RNR NAK (no receive posted): the sender's QP held its requests "+
+			"adapter.nic.rnr_timer_ns = %d ns each time before sending them again, and the figures include that wait; "+
+			"a send generator's receive_depth keeps more receives posted", a.Name(), a.Stats.RNRNaks, a.Spec().RNRTimerNS))
+	}
+	return out
 }

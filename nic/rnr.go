@@ -1,0 +1,158 @@
+package nic
+
+import (
+	"github.com/nicsim/nicsim/sim"
+)
+
+// Receiver-not-ready retry (docs/sources.md 12). A Send that finds no
+// receive posted is answered with an RNR NAK; the responder then drops the
+// requests of that QP that arrive before the Send comes again (they were
+// sent before the initiator learnt of the NAK). The initiator holds the
+// QP's requests for Spec.RNRTimerNS, then sends the Send and every later
+// request of the QP it had executed again, in order, each read again from
+// host memory. Past Spec.RNRRetry NAKs of one request (unless unlimited)
+// the request completes STATUS_REMOTE_RESOURCES, its QP goes to error, and
+// the requests the responder dropped behind it complete STATUS_CANCELLED.
+
+// rnrNak answers Send o on qp with an RNR NAK: no receive is taken, the
+// QP stays connected, and the QP's requests wait for the Send again.
+func (r *responder) rnrNak(o *rxOp, qp *QP) {
+	o.rnr, o.state = true, rxDone
+	if r.rnrWait == nil {
+		r.rnrWait = map[uint32]uint64{}
+	}
+	r.rnrWait[qp.num] = o.p.wrIdx
+	r.a.Stats.RNRNaks++
+}
+
+// rnrDrops reports whether request o of qp arrived while the QP waits for
+// a Send it answered with an RNR NAK, and is not that Send: it is dropped.
+func (r *responder) rnrDrops(o *rxOp, qp *QP) bool {
+	idx, ok := r.rnrWait[qp.num]
+	if !ok {
+		return false
+	}
+	if o.p.wrIdx == idx {
+		delete(r.rnrWait, qp.num)
+		return false
+	}
+	r.a.Stats.RNRDropped++
+	return true
+}
+
+// rnrState is an initiator QP's RNR retry: the request an RNR NAK named,
+// how many NAKs it has had, and whether the QP's requests are held.
+type rnrState struct {
+	from    uint64
+	naks    uint32
+	holding bool
+}
+
+// holds reports whether qp's requests are held for an RNR retry.
+func (r *requester) holds(qp *QP) bool {
+	st := r.rnr[qp.num]
+	return st != nil && st.holding
+}
+
+// rnrNak takes an RNR NAK of request idx of qp carrying the responder's
+// timer: the QP's requests are held and sent again after it, or, past the
+// retry limit, the request fails.
+func (r *requester) rnrNak(now sim.Tick, qp *QP, idx, timerNS uint64) {
+	a := r.a
+	if r.rnr == nil {
+		r.rnr = map[uint32]*rnrState{}
+	}
+	st := r.rnr[qp.num]
+	if st == nil || st.from != idx {
+		st = &rnrState{from: idx}
+		r.rnr[qp.num] = st
+	}
+	st.naks++
+	if a.spec.RNRRetry != RNRRetryUnlimited && st.naks > a.spec.RNRRetry {
+		delete(r.rnr, qp.num)
+		r.rnrExceeded(now, qp, idx)
+		return
+	}
+	st.holding = true
+	r.void(qp, idx)
+	a.eng.After(sim.Tick(timerNS)*sim.NS, sim.PrioDefault, r, reqEvRetry|uint64(qp.num))
+}
+
+// void marks qp's packets from request idx on that have not left yet: they
+// are not sent (transmit skips them) and go again with the retry.
+func (r *requester) void(qp *QP, idx uint64) {
+	for k := r.head; k < len(r.out); k++ {
+		if p := &r.out[k].p; p.dstQP == qp.peer && p.wrIdx >= idx {
+			r.out[k].void = true
+		}
+	}
+}
+
+// rnrExceeded fails request idx of qp, past its RNR retries, and cancels
+// the requests after it that the responder dropped.
+func (r *requester) rnrExceeded(now sim.Tick, qp *QP, idx uint64) {
+	a := r.a
+	w := qp.slot(idx)
+	w.status = StatusRemoteResources
+	if !qp.err {
+		a.Stats.ErrorCompletions++
+	}
+	a.qpToError(qp, idx+1)
+	r.finish(qp, idx, now)
+	r.eachSent(qp, idx+1, func(i uint64, w *wr) {
+		w.status = StatusCancelled
+		r.finish(qp, i, now)
+	})
+}
+
+// retry sends qp's held requests again, from the one the RNR NAK named;
+// those its error state cancels meanwhile complete STATUS_CANCELLED.
+func (r *requester) retry(now sim.Tick, qp *QP) {
+	st := r.rnr[qp.num]
+	st.holding = false
+	r.a.Stats.RNRRetries++
+	r.eachSent(qp, st.from, func(i uint64, w *wr) {
+		if qp.cancels(i) {
+			w.status = StatusCancelled
+			r.finish(qp, i, now)
+			return
+		}
+		r.resend(now, qp, w, i)
+	})
+	r.transmit()
+}
+
+// eachSent calls f, in order, for each data request of qp from index from
+// that has executed and waits for its answer, up to the first that has not
+// executed yet.
+func (r *requester) eachSent(qp *QP, from uint64, f func(i uint64, w *wr)) {
+	for i := from; i < qp.posted; i++ {
+		w := qp.slot(i)
+		switch {
+		case !isData(w.op) || w.skip:
+		case w.awaitRemote:
+			f(i, w)
+		case w.tExec == 0:
+			return // not executed yet: nor are the later ones
+		}
+	}
+}
+
+// resend queues request idx's packets again, its payload read again from
+// host memory (its local buffer checked again: a buffer invalidated
+// meanwhile fails the request).
+func (r *requester) resend(now sim.Tick, qp *QP, w *wr, idx uint64) {
+	a := r.a
+	pages, off, ok := r.localCheck(qp, w, localAccess(w.op))
+	if !ok {
+		a.failRequest(qp, idx, StatusAccessViolation)
+		r.finish(qp, idx, now)
+		return
+	}
+	p := r.request(qp, w, idx)
+	if p.kind == pktReadReq || p.length == 0 {
+		r.out = append(r.out, outPacket{p: p, ready: true})
+		return
+	}
+	r.readPayload(p, pages, off)
+}
