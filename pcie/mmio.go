@@ -175,7 +175,9 @@ func (m *mmio) take(now sim.Tick, t *tlp) {
 	s := &m.srcs[src]
 	s.lastEmit, s.emitted = m.next, true
 	r := s.pend.Front()
-	s.meter.Busy(m.next, m.next+m.gap(r))
+	if g := m.gap(r); g > 0 { // a span of no time adds nothing
+		s.meter.Busy(m.next, m.next+g)
+	}
 	r.off += t.payload
 	if !t.last {
 		m.keyHead(s)
