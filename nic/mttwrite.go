@@ -23,14 +23,26 @@ func newMTTWrite(a *Adapter, e *engine) *stage {
 }
 
 func (x mttWrite) needsWrite(m item) bool {
-	w := x.a.qps[m.qp].slot(m.idx)
-	return !w.skip && w.op == OpFastRegister
+	qp := x.a.qps[m.qp]
+	return writesMTT(qp, qp.slot(m.idx), m.idx)
+}
+
+// writesMTT reports whether request idx of qp writes its page list into
+// its MR's MTT range: a FastRegister that will take effect. One the MPT
+// update will cancel (its QP entered the error state after validate, 5.1)
+// writes nothing, and nor does one whose MR was closed (rule 61) or
+// initialised again for fewer pages while it was in flight, which will
+// complete in error: the MR no longer owns a range that holds its pages,
+// and writing there would change another registration's translation.
+func writesMTT(qp *QP, w *wr, idx uint64) bool {
+	return !w.skip && w.op == OpFastRegister && !qp.cancels(idx) && w.mr.mttCount >= w.npages
 }
 
 func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
-	w := a.qps[m.qp].slot(m.idx)
-	if w.skip || w.op != OpFastRegister {
+	qp := a.qps[m.qp]
+	w := qp.slot(m.idx)
+	if !writesMTT(qp, w, m.idx) {
 		return acceptSync
 	}
 	if !a.tptWrites.mayWrite(s.writerEngine) {

@@ -614,3 +614,38 @@ func TestCloseMRWithRequestInFlightIsErrorCompletion(t *testing.T) {
 	h.run()
 	require.Equal(t, StatusInvalidDeviceState, h.poll()[0].Status)
 }
+
+// Rule 61, 5.1: a FastRegister whose MR is closed, or whose QP is flushed,
+// while its page list is on its way writes no MTT entry: the closed MR's
+// range is free (and could be another MR's), so writing it would change
+// another registration's translation. An MR registered before it keeps
+// translating to its own pages.
+func TestFastRegisterCancelledOrClosedInFlightWritesNoOtherMRsTranslation(t *testing.T) {
+	for _, how := range []string{"close", "flush"} {
+		h := newHarness(t, DefaultSpec())
+		qp := h.qp(8)
+		keep, _ := h.register(0x7000_0000, 16*pg, MRAllowLocalWrite)
+		before := translate(t, h, keep, 0x7000_0000+5*pg)
+		mr := h.frmr(16, false)
+		require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, pages(16), 0, 16*pg, 0, 0)) // DMA page list
+		h.env.Engine.RunUntil(h.env.Engine.Now() + 300*1000)
+		if how == "close" {
+			require.Equal(t, StatusSuccess, h.a.CloseObject(mr, nil, 0))
+		} else {
+			require.Equal(t, StatusSuccess, h.a.Flush(qp))
+		}
+		h.run()
+		require.NotEqual(t, StatusSuccess, h.poll()[0].Status, how)
+		require.Equal(t, before, translate(t, h, keep, 0x7000_0000+5*pg), "%s: the registered MR's translation", how)
+	}
+}
+
+// translate is the host page the local token of mr maps va to.
+func translate(t *testing.T, h *harness, mr *MR, va uint64) uint64 {
+	t.Helper()
+	e, ok := h.a.TPT().Keys().Entry(mr.Index())
+	require.True(t, ok)
+	pages, _, r := mtt.Translate(h.a.TPT().Keys(), h.a.TPT().MTT(), mtt.Token(h.a.GetLocalTokenFromMr(mr)), e.PD, 0, va, 1, mtt.AccessLocalRead, nil)
+	require.Equal(t, mtt.OK, r)
+	return pages[0]
+}
