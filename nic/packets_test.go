@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/mtt"
 )
 
 // A message is cut into packets of at most the path MTU, each with its
@@ -121,4 +123,37 @@ func TestLongSendLandsInPostedReceive(t *testing.T) {
 	require.Equal(t, Result{Status: StatusSuccess, BytesTransferred: n, QPContext: 2, RequestContext: 42, Type: OpReceive}, p.b.one())
 	require.Equal(t, memAt(p.a.a.Mem(), srcVA+5, n), memAt(p.b.a.Mem(), dstVA+11, n))
 	require.Equal(t, uint64(17), p.wire.Stats.Packets[0])
+}
+
+// A Read places all its bytes or none: the first packet of its response
+// checks the local sink for the whole response. A sink invalidated after
+// that packet was placed does not cut the response in two: with a 256 B
+// MTU, the 16 packets of a 4 KiB Read are all placed and the Read
+// succeeds; a sink invalidated while the request is on its way places
+// nothing and the Read fails.
+func TestReadPlacesAllOrNothingOfItsResponse(t *testing.T) {
+	for _, after := range []bool{true, false} {
+		p := mtuPair(t, 256)
+		qa, _ := p.connect()
+		local, remote := p.setup(MRAllowRemoteRead)
+		p.run()
+		before := memAt(p.a.a.Mem(), srcVA, pg)
+		require.Equal(t, StatusSuccess, p.a.a.Read(qa, 1, lsge(local, srcVA, pg), dstVA, p.b.a.GetRemoteTokenFromMr(remote), 0))
+		placing := func() bool { return p.a.a.Stats.DataDMABytes > 0 } // the first response packet is placed
+		if !after {
+			placing = func() bool { return p.wire.Stats.Packets[0] > 0 } // the request has left
+		}
+		for !placing() && p.env.Engine.Step() {
+		}
+		require.NoError(t, p.a.a.TPT().Keys().Invalidate(mtt.Token(p.a.a.GetLocalTokenFromMr(local))))
+		p.run()
+		st, got := p.a.one().Status, memAt(p.a.a.Mem(), srcVA, pg)
+		if after {
+			require.Equal(t, StatusSuccess, st)
+			require.Equal(t, memAt(p.b.a.Mem(), dstVA, pg), got, "every byte placed")
+		} else {
+			require.Equal(t, StatusAccessViolation, st)
+			require.Equal(t, before, got, "no byte placed")
+		}
+	}
 }

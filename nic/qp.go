@@ -142,7 +142,8 @@ type wr struct {
 
 	tPost, tDoorbell, tFetched, tExec sim.Tick
 
-	// The registration a FastRegister, Bind or Invalidate makes.
+	// The registration a FastRegister, Bind or Invalidate makes (a Read
+	// keeps its sink's pages in pages and fbo while its response arrives).
 	ctx    uint64
 	mr     *MR
 	mw     *MW // Bind, Invalidate of a window

@@ -236,30 +236,44 @@ func (r *requester) answer(now sim.Tick, p packet) {
 
 // place writes the data of Read response packet p to the request's local
 // buffer (checked at execute; written now, DMA charged) and reports
-// whether it did. Nothing is placed for a request that has failed or is
-// cancelled (5.1: its QP entered the error state), nor when the sink was
-// invalidated while the Read was in flight: that is an error completion,
-// and the QP goes to error (5.1).
+// whether it did. The response's first packet decides for the whole
+// response, so that a Read places all its bytes or none: nothing is placed
+// for a request that is cancelled (5.1: its QP entered the error state)
+// when its first packet arrives, nor when the sink was invalidated while
+// the Read was in flight, which is an error completion with the QP to
+// error (5.1); the first packet keeps the sink's pages for the others.
 func (r *requester) place(qp *QP, w *wr, p *packet) bool {
 	a := r.a
-	if len(p.data) == 0 || w.status != StatusSuccess {
+	if len(p.data) == 0 || p.seg > 0 && w.status != StatusSuccess {
 		return false
 	}
-	if qp.cancels(p.wrIdx) {
-		w.status = StatusCancelled
+	if p.seg == 0 && !r.checkSink(qp, w, p.wrIdx) {
 		return false
 	}
 	o, n := a.wire.spec.segment(p.length, uint64(p.seg))
-	sge := w.sge
-	sge.VirtualAddress, sge.Length = sge.VirtualAddress+o, uint32(n)
-	pages, off, ok := a.translateLocal(qp, sge, n, mtt.AccessLocalWrite, r.scratch[:0])
-	r.scratch = pages[:0]
-	if !ok {
-		a.failRequest(qp, p.wrIdx, StatusAccessViolation)
-		return false
-	}
+	pages, off := pagesAt(w.pages, w.fbo, o)
 	a.mem.writePages(pages, off, p.data)
 	a.dataDMA.payload(true, r, pages[0]+off, n, reqEvPlaced|uint64(qp.num)<<32|p.wrIdx&qp.slotMask)
+	return true
+}
+
+// checkSink checks Read idx's local sink as its response begins: not
+// cancelled, still granted for local write; it keeps the sink's pages in
+// the request (w.pages, w.fbo: a Read has no page list of its own).
+func (r *requester) checkSink(qp *QP, w *wr, idx uint64) bool {
+	if w.status != StatusSuccess {
+		return false
+	}
+	if qp.cancels(idx) {
+		w.status = StatusCancelled
+		return false
+	}
+	pages, off, ok := r.localCheck(qp, w, mtt.AccessLocalWrite)
+	if !ok {
+		r.a.failRequest(qp, idx, StatusAccessViolation)
+		return false
+	}
+	w.pages, w.fbo = append(w.pages[:0], pages...), off
 	return true
 }
 

@@ -11,8 +11,10 @@ import (
 // QP's requests for Spec.RNRTimerNS, then sends the Send and every later
 // request of the QP it had executed again, in order, each read again from
 // host memory. Past Spec.RNRRetry NAKs of one request (unless unlimited)
-// the request completes STATUS_REMOTE_RESOURCES, its QP goes to error, and
-// the requests the responder dropped behind it complete STATUS_CANCELLED.
+// the request completes STATUS_REMOTE_RESOURCES and the connection is torn
+// down, as for the other remote failures (docs/ndk.md 5.4): both QPs go to
+// error, and the requests the responder dropped behind it complete
+// STATUS_CANCELLED.
 
 // rnrNak answers Send o on qp with an RNR NAK: no receive is taken, the
 // QP stays connected, and the QP's requests wait for the Send again.
@@ -88,10 +90,14 @@ func (r *requester) void(qp *QP, idx uint64) {
 	}
 }
 
-// rnrExceeded fails request idx of qp, past its RNR retries, and cancels
-// the requests after it that the responder dropped.
+// rnrExceeded fails request idx of qp, past its RNR retries, tears the
+// connection down (the peer QP to error) and cancels the requests after
+// it: the responder, still waiting for the Send, drops those on the wire
+// without an answer.
 func (r *requester) rnrExceeded(now sim.Tick, qp *QP, idx uint64) {
 	a := r.a
+	peer := a.wire.ends[1-a.wireEnd]
+	peer.refusedBy(peer.qps[qp.peer])
 	w := qp.slot(idx)
 	w.status = StatusRemoteResources
 	if !qp.err {

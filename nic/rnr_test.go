@@ -67,14 +67,14 @@ func TestRequestsBehindAnRNRNakGoAgainInOrder(t *testing.T) {
 }
 
 // Past nic.rnr_retry RNR NAKs the Send completes STATUS_REMOTE_RESOURCES,
-// its QP goes to error and the request the responder dropped behind it is
-// cancelled; with rnr_retry 2 the Send went three times, two RNR timers
-// apart.
+// the connection is torn down (both QPs to error, §5.4) and the request
+// the responder dropped behind it is cancelled; with rnr_retry 2 the Send
+// went three times, two RNR timers apart.
 func TestRNRRetriesExhaustedFailTheSend(t *testing.T) {
 	sp := DefaultSpec()
 	sp.RNRRetry, sp.RNRTimerNS = 2, 50_000
 	p := newPairWire(t, sp, DefaultWireSpec())
-	qa, _ := p.connect()
+	qa, qb := p.connect()
 	local, remote := p.setup(MRAllowLocalWrite | MRAllowRemoteWrite)
 	p.run()
 	start := p.env.Engine.Now()
@@ -85,7 +85,7 @@ func TestRNRRetriesExhaustedFailTheSend(t *testing.T) {
 	require.Len(t, res, 2)
 	require.Equal(t, StatusRemoteResources, res[0].Status)
 	require.Equal(t, StatusCancelled, res[1].Status)
-	require.True(t, qa.err)
+	require.True(t, qa.err && qb.err, "both QPs in error")
 	require.Equal(t, uint64(3), p.b.a.Stats.RNRNaks)
 	require.Equal(t, uint64(2), p.a.a.Stats.RNRRetries)
 	require.Greater(t, p.env.Engine.Now()-start, 2*sim.Tick(sp.RNRTimerNS)*sim.NS)

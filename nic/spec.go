@@ -158,7 +158,7 @@ type Spec struct {
 	RNRTimerNS uint64 `json:"rnr_timer_ns"`
 	// RNRRetry is how many times this adapter, as initiator, sends such a
 	// Send again before it completes it with STATUS_REMOTE_RESOURCES and
-	// its QP goes to error: 0..6, or 7 for no limit (IBTA's rnr_retry).
+	// both QPs go to error: 0..6, or 7 for no limit (IBTA's rnr_retry).
 	// Default 7, as perftest sets it (docs/sources.md 12).
 	RNRRetry uint32 `json:"rnr_retry"`
 
