@@ -177,6 +177,14 @@ func (t *Translator) advance(id uint32, now sim.Tick) {
 		e := t.keys.entry(r.Token.Index())
 		s.firstEntry, s.lastEntry = pageSpan(e, r.VA, r.Length)
 		s.offset = (r.VA - e.XlateVA + e.FBO) & (1<<e.PageShift - 1)
+		// The translation is the registration the check passed: its
+		// pages are taken now, with the check. Read when the MTT lines
+		// arrive, they could be a later registration's, written after an
+		// Invalidate of this one while the lines were on their way.
+		for i := s.firstEntry; i <= s.lastEntry; i++ {
+			r.Pages = append(r.Pages, t.mtt.Page(i))
+		}
+		r.Offset = s.offset
 		s.phase = tabMTT
 		s.line = t.lay.mttLine(s.firstEntry)
 		s.lastLine = t.lay.mttLine(s.lastEntry)
@@ -190,11 +198,6 @@ func (t *Translator) advance(id uint32, now sim.Tick) {
 		t.drv.Wake()
 		return
 	}
-	r := s.req
-	for i := s.firstEntry; i <= s.lastEntry; i++ {
-		r.Pages = append(r.Pages, t.mtt.Page(i))
-	}
-	r.Offset = s.offset
 	t.finish(id, now, OK)
 }
 

@@ -43,3 +43,29 @@ func TestReadMPTBeyondTableIsRefused(t *testing.T) {
 	require.Equal(t, ReasonIndexOutOfRange, r.Reason)
 	require.Equal(t, uint64(0), dma.Reads)
 }
+
+// TestTranslationIsTheRegistrationTheCheckPassed: a lookup's pages are
+// those of the registration whose token its check passed, taken with the
+// check. An Invalidate and a new registration of the entry (new pages in
+// its MTT range) while the lookup's MTT line is on its way do not change
+// them: read then, they would send a granted access to another
+// registration's pages.
+func TestTranslationIsTheRegistrationTheCheckPassed(t *testing.T) {
+	tr, _ := newTestTranslator(t, smallSpec())
+	tok := registerMR(t, tr, 1, 0x10000, 16, PageShift4K, RightRemoteWrite)
+	var rec recorder
+	r := &Request{Token: tok, PD: 1, VA: 0x10000 + 5*4096, Length: 64, Access: AccessRemoteWrite}
+	require.NoError(t, tr.Lookup(r, &rec, 1))
+	e, _ := tr.Keys().Entry(tok.Index())
+	for tr.eng.Step() && tr.Stats.MTT.Lookups == 0 { // the check has passed; the MTT line is being read
+	}
+	require.NoError(t, tr.Keys().Invalidate(tok))
+	moved := make([]uint64, 16)
+	for i := range moved {
+		moved[i] = 0x20_0000_0000 + uint64(i)*4096
+	}
+	require.NoError(t, tr.MTT().Set(e.MTTOffset, PageShift4K, moved))
+	tr.eng.Run()
+	require.Equal(t, OK, r.Reason)
+	require.Equal(t, []uint64{0x10_0000_0000 + 5*4096}, r.Pages)
+}

@@ -24,7 +24,7 @@ func newMTTWrite(a *Adapter, e *engine) *stage {
 
 func (x mttWrite) needsWrite(m item) bool {
 	qp := x.a.qps[m.qp]
-	return writesMTT(qp, qp.slot(m.idx), m.idx)
+	return x.a.writesMTT(qp, qp.slot(m.idx), m.idx)
 }
 
 // writesMTT reports whether request idx of qp writes its page list into
@@ -34,7 +34,7 @@ func (x mttWrite) needsWrite(m item) bool {
 // initialised again for fewer pages while it was in flight, which will
 // complete in error: the MR no longer owns a range that holds its pages,
 // and writing there would change another registration's translation.
-func writesMTT(qp *QP, w *wr, idx uint64) bool {
+func (a *Adapter) writesMTT(qp *QP, w *wr, idx uint64) bool {
 	return !w.skip && w.op == OpFastRegister && !qp.cancels(idx) && w.mr.mttCount >= w.npages
 }
 
@@ -42,7 +42,7 @@ func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	qp := a.qps[m.qp]
 	w := qp.slot(m.idx)
-	if !writesMTT(qp, w, m.idx) {
+	if !a.writesMTT(qp, w, m.idx) {
 		return acceptSync
 	}
 	if !a.tptWrites.mayWrite(s.writerEngine) {
