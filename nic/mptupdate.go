@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/nicsim/nicsim/mtt"
@@ -80,6 +81,9 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 	return acceptSync
 }
 
+// errRegistered is a FastRegister's commit on an MR that is still valid.
+var errRegistered = errors.New("nic: FastRegister of a valid MR")
+
 // commit makes the request's change to its key-table entry.
 func (x mptUpdate) commit(w *wr) (mtt.Token, error) {
 	keys := x.a.tpt.Keys()
@@ -87,6 +91,11 @@ func (x mptUpdate) commit(w *wr) (mtt.Token, error) {
 	var err error
 	switch w.op {
 	case OpFastRegister:
+		if e, ok := keys.Entry(tok.Index()); ok && e.State == mtt.StateValid {
+			// Rule 45: the MR must not be registered; it still is when the
+			// Invalidate this request was checked behind was cancelled.
+			return tok, errRegistered
+		}
 		if w.rotate {
 			tok, err = keys.RotateKey(tok)
 		}

@@ -649,3 +649,65 @@ func translate(t *testing.T, h *harness, mr *MR, va uint64) uint64 {
 	require.Equal(t, mtt.OK, r)
 	return pages[0]
 }
+
+// Rule 45, 5.1: a FastRegister checked behind an Invalidate of another QP
+// that is then cancelled (its QP flushed before it took effect) finds the
+// MR still valid: it completes STATUS_INVALID_DEVICE_STATE and writes no
+// page of its list over the live registration, which keeps translating to
+// its own pages.
+func TestFastRegisterBehindACancelledInvalidateKeepsTheLiveTranslation(t *testing.T) {
+	h, qa, mr := newFR(t, 8)
+	qb := h.qp(8)
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qa, 1, mr, pages(16), 0, 16*pg, 0, 0))
+	h.run()
+	require.Equal(t, StatusSuccess, h.poll()[0].Status)
+	before := translate(t, h, mr, 5*pg)
+	moved := make([]uint64, 16)
+	for i := range moved {
+		moved[i] = 0x9000_0000 + uint64(i)*PageSizeBytes
+	}
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qa, 2, mr, 0))
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qb, 3, mr, moved, 0, 16*pg, 0, 0))
+	hz := &h.a.hazards.entries[mr.Index()]
+	for hz.n < 2 && h.env.Engine.Step() { // both past validate, neither committed
+	}
+	require.Equal(t, uint16(2), hz.n)
+	require.Equal(t, StatusSuccess, h.a.Flush(qa))
+	h.run()
+	res := h.poll()
+	require.Len(t, res, 2)
+	require.Equal(t, StatusCancelled, res[0].Status, "the Invalidate")
+	require.Equal(t, StatusInvalidDeviceState, res[1].Status, "the FastRegister finds the MR valid")
+	require.Equal(t, before, translate(t, h, mr, 5*pg))
+}
+
+// A FastRegister behind an Invalidate of the same MR in its engine's
+// pipeline writes its page list only once the Invalidate has committed:
+// until then the MR's MTT range holds the pages of the registration the
+// Invalidate ends, and an access checked against it translates to them.
+// FastRegister, Invalidate, FastRegister of one MR with one-page inline
+// lists, posted together: the second list reached the MTT write before the
+// first registration even took effect, which then translated to it.
+func TestFastRegisterWaitsForTheInvalidateAheadBeforeWritingItsPages(t *testing.T) {
+	h, qp, mr := newFR(t, 8)
+	first, second := pages(1), []uint64{0x9000_0000}
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 1, mr, first, 0, pg, 0, OpDefer))
+	require.Equal(t, StatusSuccess, h.a.Invalidate(qp, 2, mr, OpDefer))
+	require.Equal(t, StatusSuccess, h.a.FastRegister(qp, 3, mr, second, 0, pg, 0, 0))
+	valid := 0
+	for wasValid := false; h.env.Engine.Step(); {
+		e, _ := h.a.TPT().Keys().Entry(mr.Index())
+		if isValid := e.State == mtt.StateValid; isValid != wasValid {
+			wasValid = isValid
+			if isValid {
+				valid++
+				want := [...]uint64{first[0], second[0]}[min(valid, 2)-1]
+				require.Equal(t, want, translate(t, h, mr, 0), "registration %d translates to its own page", valid)
+			}
+		}
+	}
+	require.Equal(t, 2, valid)
+	for _, r := range h.poll() {
+		require.Equal(t, StatusSuccess, r.Status)
+	}
+}

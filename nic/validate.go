@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/nicsim/nicsim/mtt"
 	"github.com/nicsim/nicsim/sim"
@@ -133,6 +134,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 type scoreboard struct {
 	entries   []hazard
 	validates []*sim.TickDriver
+	mttWrites []*sim.TickDriver // every engine's MTT write stage
 }
 
 // hazard is the scoreboard entry of one key-table index: requests past
@@ -170,17 +172,34 @@ func tokenFits(op OpType, tokKey, key uint8, valid bool) bool {
 }
 
 type hazard struct {
-	n       uint16
+	n uint16
+	// pastMTT counts the requests past the MTT write stage and not
+	// committed: a FastRegister writes its page list only when none is
+	// left (mttWrite.accept), and mttWait says one waits. (Fields ordered
+	// so that the record stays 12 B.)
+	pastMTT uint16
 	engine  uint32
 	valid   bool
 	key     uint8
 	waiters bool // a request on another engine waits
+	mttWait bool
 }
+
+var _ = [12 - unsafe.Sizeof(hazard{})]struct{}{} // 12 B per key-table entry (footprint.go)
 
 // commit releases one in-flight request of index idx (MPT update).
 func (b *scoreboard) commit(idx uint32) {
 	hz := &b.entries[idx]
 	hz.n--
+	if hz.pastMTT > 0 {
+		hz.pastMTT--
+	}
+	if hz.pastMTT == 0 && hz.mttWait {
+		hz.mttWait = false
+		for _, d := range b.mttWrites {
+			d.Wake()
+		}
+	}
 	if hz.n == 0 && hz.waiters {
 		hz.waiters = false
 		b.wakeValidates()
