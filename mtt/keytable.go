@@ -332,6 +332,12 @@ func (kt *KeyTable) Entry(index uint32) (Entry, bool) {
 	return *kt.at(index), true
 }
 
+// Valid reports whether entry index exists and is valid, without copying
+// the entry (the NIC's hot paths).
+func (kt *KeyTable) Valid(index uint32) bool {
+	return index < kt.n && kt.at(index).State == StateValid
+}
+
 // entry returns the entry at index or nil; for the data path.
 func (kt *KeyTable) entry(index uint32) *Entry {
 	if index >= kt.n {

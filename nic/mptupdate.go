@@ -53,6 +53,7 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		// against the state this one would have left meets the real state
 		// at its own commit.
 		a.cancel(w)
+		a.hazards.ended(w.tok.Index())
 		a.hazards.commit(w.tok.Index())
 		w.tExec = now
 		return acceptSync
@@ -62,6 +63,9 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		return acceptStall
 	}
 	tok, err := x.commit(w)
+	if err != nil {
+		a.hazards.ended(w.tok.Index())
+	}
 	a.hazards.commit(w.tok.Index())
 	w.tExec = now
 	if err != nil {
@@ -91,7 +95,7 @@ func (x mptUpdate) commit(w *wr) (mtt.Token, error) {
 	var err error
 	switch w.op {
 	case OpFastRegister:
-		if e, ok := keys.Entry(tok.Index()); ok && e.State == mtt.StateValid {
+		if x.a.hazards.entries[tok.Index()].stale && keys.Valid(tok.Index()) {
 			// Rule 45: the MR must not be registered; it still is when the
 			// Invalidate this request was checked behind was cancelled.
 			return tok, errRegistered

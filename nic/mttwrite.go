@@ -23,62 +23,69 @@ func newMTTWrite(a *Adapter, e *engine) *stage {
 	return s
 }
 
+// needsWrite says whether the item may need a TPT write slot: any
+// FastRegister not skipped (writesMTT, the exact answer, costs a key-table
+// read; the rare one that writes nothing takes no slot at its accept).
 func (x mttWrite) needsWrite(m item) bool {
-	qp := x.a.qps[m.qp]
-	return x.a.writesMTT(qp, qp.slot(m.idx), m.idx)
+	w := x.a.qps[m.qp].slot(m.idx)
+	return !w.skip && w.op == OpFastRegister
 }
 
-// writesMTT reports whether request idx of qp writes its page list into
-// its MR's MTT range: a FastRegister that will take effect. One the MPT
-// update will cancel (its QP entered the error state after validate, 5.1)
-// writes nothing, and nor do those that will complete in error: one whose
-// MR was closed (rule 61) or initialised again for fewer pages while it
-// was in flight, which no longer owns a range that holds its pages, and one
-// whose MR is still valid (rule 45: the Invalidate it was checked behind
-// was cancelled). Writing would change another registration's
-// translation, or a live one's. The earlier requests of the entry have
-// committed (mttWrite.accept waits for them), so its state is final.
-func (a *Adapter) writesMTT(qp *QP, w *wr, idx uint64) bool {
-	if w.skip || w.op != OpFastRegister || qp.cancels(idx) || w.mr.mttCount < w.npages {
-		return false
-	}
-	e, ok := a.tpt.Keys().Entry(w.tok.Index())
-	return ok && e.State != mtt.StateValid
+// writesMTT reports whether FastRegister idx of qp, whose entry's
+// scoreboard record is hz, writes its page list into its MR's MTT range:
+// whether it will take effect. One the MPT update will cancel (its QP
+// entered the error state after validate, 5.1) writes nothing, and nor do
+// those that will complete in error: one whose MR was closed (rule 61) or
+// initialised again for fewer pages while it was in flight, which no longer
+// owns a range that holds its pages, and one whose MR is still valid
+// (rule 45: the Invalidate it was checked behind was cancelled or failed,
+// which marked the record stale). Writing would change another
+// registration's translation, or a live one's. The earlier requests of the
+// entry have committed (accept waits for them), so its state is final.
+func (a *Adapter) writesMTT(qp *QP, w *wr, idx uint64, hz *hazard) bool {
+	return !qp.cancels(idx) && w.mr.mttCount >= w.npages && !(hz.stale && a.tpt.Keys().Valid(w.tok.Index()))
 }
 
-// waitsForEarlier reports whether FastRegister w must wait at the MTT
-// write stage for the requests of its entry ahead of it (past this stage,
-// not committed): until they commit, the pages in its MR's MTT range may
-// still be a live registration's, which an Invalidate ahead is about to
-// end. Its engine's pipeline keeps their order, so they are all earlier.
-func (a *Adapter) waitsForEarlier(w *wr) bool {
-	if w.skip || w.op != OpFastRegister {
-		return false
-	}
-	hz := &a.hazards.entries[w.tok.Index()]
-	if hz.pastMTT == 0 {
-		return false
-	}
-	hz.mttWait = true
-	return true
-}
-
+// accept counts each request on a key-table entry as past this stage until
+// it commits (hazard.pastMTT). A FastRegister first waits for the requests
+// of its entry ahead of it, past this stage and not committed: until they
+// commit, the pages in its MR's MTT range may still be a live
+// registration's, which an Invalidate ahead is about to end (its engine's
+// pipeline keeps their order, so they are all earlier). Then it writes its
+// page list, if it will take effect (writesMTT).
 func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := x.a
 	qp := a.qps[m.qp]
 	w := qp.slot(m.idx)
-	if a.waitsForEarlier(w) {
+	if w.skip || isData(w.op) {
+		return acceptSync
+	}
+	hz := &a.hazards.entries[w.tok.Index()]
+	if w.op != OpFastRegister {
+		hz.pastMTT++
+		return acceptSync
+	}
+	if hz.pastMTT > 0 {
+		hz.mttWait = true
 		return acceptStall // woken when they have committed (scoreboard.commit)
 	}
-	if !a.writesMTT(qp, w, m.idx) {
-		x.passed(w)
+	if !a.writesMTT(qp, w, m.idx, hz) {
+		hz.pastMTT++
 		return acceptSync
 	}
 	if !a.tptWrites.mayWrite(s.writerEngine) {
 		a.Stats.TPTWriteStalls++
 		return acceptStall // woken by tptWriters
 	}
-	x.passed(w)
+	hz.pastMTT++
+	x.write(s, w, now)
+	return acceptSync
+}
+
+// write stores w's page list in its MR's MTT range and has the TPT write
+// it to ICM, in a write slot stage s has been granted.
+func (x mttWrite) write(s *stage, w *wr, now sim.Tick) {
+	a := x.a
 	if err := a.tpt.MTT().Set(w.mr.mttOff, mtt.PageShift4K, w.pages[:w.npages]); err != nil {
 		panic(fmt.Sprintf("nic: %s: MTT set: %v", a.name, err)) // pages were checked at post
 	}
@@ -87,15 +94,6 @@ func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	}
 	a.tptWrites.slotTaken(s, now)
 	a.Stats.addBytes(w.kind, purposeMTTWrite, mttWriteBytes(w.mr.mttOff, w.npages))
-	return acceptSync
-}
-
-// passed counts w, a request on a key-table entry (validate counted it),
-// as past the MTT write stage until it commits.
-func (x mttWrite) passed(w *wr) {
-	if !w.skip && !isData(w.op) {
-		x.a.hazards.entries[w.tok.Index()].pastMTT++
-	}
 }
 
 // mttWriteBytes is what WriteMTT puts on PCIe: the entries rounded out to

@@ -92,7 +92,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		return acceptSync // checked at execute (local SGE) and by the responder
 	}
 	hz := &a.hazards.entries[w.tok.Index()]
-	if hz.n > 0 && hz.engine != v.eng {
+	if hz.n > 0 && hz.engine != uint16(v.eng) {
 		a.Stats.HazardStalls++
 		hz.waiters = true
 		return acceptStall
@@ -120,7 +120,7 @@ func (v *validate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		return result
 	}
 	hz.n++
-	hz.engine = v.eng
+	hz.engine = uint16(v.eng)
 	hz.valid = w.op == OpFastRegister || w.op == OpBind
 	if w.rotate {
 		key++
@@ -178,29 +178,57 @@ type hazard struct {
 	// left (mttWrite.accept), and mttWait says one waits. (Fields ordered
 	// so that the record stays 12 B.)
 	pastMTT uint16
-	engine  uint32
+	engine  uint16
 	valid   bool
 	key     uint8
 	waiters bool // a request on another engine waits
 	mttWait bool
+	// stale: a request of the entry was cancelled or failed at its commit
+	// while others were in flight behind it, checked against the state it
+	// would have left; they meet the real state at their own commit.
+	stale bool
 }
 
 var _ = [12 - unsafe.Sizeof(hazard{})]struct{}{} // 12 B per key-table entry (footprint.go)
 
-// commit releases one in-flight request of index idx (MPT update).
+// ended marks idx's record stale when a request of it is cancelled or
+// fails at its commit (MPT update) while others are in flight behind it.
+func (b *scoreboard) ended(idx uint32) {
+	if hz := &b.entries[idx]; hz.n > 1 {
+		hz.stale = true
+	}
+}
+
+// commit releases one in-flight request of index idx (MPT update). Every
+// request the scoreboard counts passed the MTT write stage (mttWrite.accept)
+// before its commit.
 func (b *scoreboard) commit(idx uint32) {
 	hz := &b.entries[idx]
 	hz.n--
-	if hz.pastMTT > 0 {
-		hz.pastMTT--
+	hz.pastMTT--
+	if hz.mttWait || hz.n == 0 && (hz.waiters || hz.stale) {
+		b.released(hz)
 	}
+}
+
+// released wakes what waited for hz's requests to commit: a FastRegister
+// at the MTT write stage once none is past it, the validate stages once
+// none is in flight (when the record also stops being stale). Out of line:
+// commit keeps only its common path.
+//
+//go:noinline
+func (b *scoreboard) released(hz *hazard) {
 	if hz.pastMTT == 0 && hz.mttWait {
 		hz.mttWait = false
 		for _, d := range b.mttWrites {
 			d.Wake()
 		}
 	}
-	if hz.n == 0 && hz.waiters {
+	if hz.n > 0 {
+		return
+	}
+	hz.stale = false
+	if hz.waiters {
 		hz.waiters = false
 		b.wakeValidates()
 	}
