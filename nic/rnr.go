@@ -48,6 +48,22 @@ type rnrState struct {
 	from    uint64
 	naks    uint32
 	holding bool
+	held    sim.Tick // the QP's time held, up to since
+	since   sim.Tick // when the current hold began
+}
+
+// RNRHeld is how long qp's requests have been held for RNR retries so far:
+// the time its Sends waited for a receive at the peer (bound_by's
+// rnr_wait).
+func (a *Adapter) RNRHeld(qp *QP) sim.Tick {
+	st := a.req.rnr[qp.num]
+	if st == nil {
+		return 0
+	}
+	if st.holding {
+		return st.held + a.eng.Now() - st.since
+	}
+	return st.held
 }
 
 // holds reports whether qp's requests are held for an RNR retry.
@@ -65,17 +81,20 @@ func (r *requester) rnrNak(now sim.Tick, qp *QP, idx, timerNS uint64) {
 		r.rnr = map[uint32]*rnrState{}
 	}
 	st := r.rnr[qp.num]
-	if st == nil || st.from != idx {
-		st = &rnrState{from: idx}
+	if st == nil {
+		st = &rnrState{}
 		r.rnr[qp.num] = st
+	}
+	if st.from != idx || st.naks == 0 {
+		st.from, st.naks = idx, 0
 	}
 	st.naks++
 	if a.spec.RNRRetry != RNRRetryUnlimited && st.naks > a.spec.RNRRetry {
-		delete(r.rnr, qp.num)
+		st.naks = 0
 		r.rnrExceeded(now, qp, idx)
 		return
 	}
-	st.holding = true
+	st.holding, st.since = true, now
 	r.void(qp, idx)
 	a.eng.After(sim.Tick(timerNS)*sim.NS, sim.PrioDefault, r, reqEvRetry|uint64(qp.num))
 }
@@ -115,7 +134,7 @@ func (r *requester) rnrExceeded(now sim.Tick, qp *QP, idx uint64) {
 // those its error state cancels meanwhile complete STATUS_CANCELLED.
 func (r *requester) retry(now sim.Tick, qp *QP) {
 	st := r.rnr[qp.num]
-	st.holding = false
+	st.holding, st.held = false, st.held+now-st.since
 	r.a.Stats.RNRRetries++
 	r.eachSent(qp, st.from, func(i uint64, w *wr) {
 		if qp.cancels(i) {

@@ -105,7 +105,8 @@ type ResourceUse struct {
 }
 
 // BoundBy is what limits a generator. Resource is BoundFailures when more
-// of its window's completions failed than succeeded, BoundOfferedLoad for
+// of its window's completions failed than succeeded, BoundRNRWait when its
+// QPs spent at least half the window held by RNR NAKs, BoundOfferedLoad for
 // an open loop that kept up with its arrivals (none dropped, its backlog
 // not grown over the window), else a meter's name when one of the
 // resources it uses is busy at least BoundUtilisationMin of the window,
@@ -123,6 +124,9 @@ const (
 	BoundWindow      = "window"
 	BoundOfferedLoad = "offered_load"
 	BoundFailures    = "failures"
+	// BoundRNRWait: the generator's QPs spent at least half the window
+	// held by RNR NAKs, their Sends waiting for receives at the peer.
+	BoundRNRWait = "rnr_wait"
 	// BoundUtilisationMin is how busy a resource must be to bind.
 	BoundUtilisationMin = 0.9
 )
@@ -132,7 +136,7 @@ func (b BoundBy) String() string {
 	switch b.Resource {
 	case "":
 		return "-"
-	case BoundWindow, BoundOfferedLoad, BoundFailures:
+	case BoundWindow, BoundOfferedLoad, BoundFailures, BoundRNRWait:
 		if b.Busiest == "" {
 			return b.Resource
 		}

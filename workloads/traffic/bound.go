@@ -14,6 +14,9 @@ import (
 //     completions failed than succeeded: the resources were busy mostly
 //     with operations that failed, so their utilisation does not say what
 //     limits the successful ones;
+//   - its receiver (results.BoundRNRWait) when its QPs spent at least
+//     half of the window held by RNR NAKs: the peer had no receive posted,
+//     and the Sends waited for the RNR timer, not for a resource;
 //   - its offered load (results.BoundOfferedLoad) for an open loop that
 //     kept up with its arrivals (none dropped, its backlog no longer at
 //     the end of the window than at its start), however busy a resource
@@ -131,9 +134,10 @@ func (u meterUse) uses(name string) bool {
 
 // boundEvidence is a generator's own account of its window.
 type boundEvidence struct {
-	open       bool   // open loop
-	behind     bool   // open loop that dropped arrivals or whose backlog grew
-	ok, failed uint64 // the window's successful and failed completions
+	open       bool    // open loop
+	behind     bool    // open loop that dropped arrivals or whose backlog grew
+	ok, failed uint64  // the window's successful and failed completions
+	rnrHeld    float64 // its QPs' time held by RNR NAKs over their time in the window
 }
 
 // boundBy names what limits a generator that can use the meters uses
@@ -153,6 +157,8 @@ func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) resu
 	switch {
 	case ev.failed > ev.ok:
 		return own(results.BoundFailures)
+	case ev.rnrHeld >= 0.5:
+		return own(results.BoundRNRWait)
 	case ev.open && !ev.behind:
 		return own(results.BoundOfferedLoad)
 	case m == nil || m.Utilisation() < results.BoundUtilisationMin:

@@ -56,10 +56,11 @@ func TestBoundByIsFailuresOnlyWhenMostCompletionsFailed(t *testing.T) {
 
 // With RNR retry (the default, rnr_retry 7) the same receiver-starved
 // sends fail nothing: each QP that finds no receive posted waits the RNR
-// timer and sends again, the run warns of the RNR NAKs, and the window's
-// rate shows the wait. By default a send generator keeps 4 x outstanding
-// receives posted (perftest's ratio, docs/sources.md 12), so the same load
-// never waits and runs at what binds the receiver.
+// timer and sends again, the run warns of the RNR NAKs, the window's rate
+// shows the wait, and bound_by says rnr_wait: its QPs were held most of
+// the window. By default a send generator keeps 4 x outstanding receives
+// posted (perftest's ratio, docs/sources.md 12), so the same load never
+// waits and runs at what binds the receiver.
 func TestSendsThatOutrunTheReceiverWaitForRNRRetries(t *testing.T) {
 	starved := runSrc(t, "run: {seed: 1, warmup_us: 20, duration_us: 300}\n"+
 		"generators: [{name: s, kind: send, streams: 16, outstanding: 16, receive_depth: 16, size_bytes: 64}]\n").Points[0]
@@ -72,6 +73,17 @@ func TestSendsThatOutrunTheReceiverWaitForRNRRetries(t *testing.T) {
 	require.Less(t, gs.ThroughputMops, 0.5*gd.ThroughputMops, "the QPs wait 640 µs after an RNR NAK")
 	require.Len(t, starved.Warnings, 1)
 	require.Regexp(t, `^B\.NIC answered \d+ Sends with an RNR NAK \(no receive posted\)`, starved.Warnings[0])
+	require.Equal(t, results.BoundRNRWait, gs.BoundBy.Resource, "%+v", gs.BoundBy)
 	require.Empty(t, deep.Warnings)
 	require.Equal(t, "B.NIC.PCIe.Up", gd.BoundBy.Resource)
+}
+
+// A generator whose QPs were held by RNR NAKs for at least half the window
+// is bound by its receiver (rnr_wait); less than half leaves bound_by to
+// the resources; failures, when most completions failed, come first.
+func TestBoundByIsRNRWaitWhenItsQPsWereHeldMostOfTheWindow(t *testing.T) {
+	ms := sim.NewMeters()
+	require.Equal(t, results.BoundRNRWait, boundBy(ms, ScopeAll.uses, boundEvidence{ok: 10, rnrHeld: 0.5}).Resource)
+	require.Equal(t, results.BoundWindow, boundBy(ms, ScopeAll.uses, boundEvidence{ok: 10, rnrHeld: 0.49}).Resource)
+	require.Equal(t, results.BoundFailures, boundBy(ms, ScopeAll.uses, boundEvidence{ok: 10, failed: 11, rnrHeld: 0.9}).Resource)
 }

@@ -54,9 +54,10 @@ type generator struct {
 	// backlogAtWarm is the open-loop backlog at the end of warm-up: one
 	// longer at the end of the window means arrivals outran completions.
 	backlogAtWarm int
-	failed        uint64 // measured operations that failed
-	dropped       uint64 // arrivals refused by a full backlog (open loop)
-	bytes         uint64 // bytes of measured successful operations
+	rnrAtWarm     sim.Tick // its QPs' time held by RNR NAKs at the end of warm-up
+	failed        uint64   // measured operations that failed
+	dropped       uint64   // arrivals refused by a full backlog (open loop)
+	bytes         uint64   // bytes of measured successful operations
 	lat           sim.Histogram
 	failures      map[string]uint64
 

@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"github.com/nicsim/nicsim/nic"
 	"github.com/nicsim/nicsim/results"
 	"github.com/nicsim/nicsim/sim"
 )
@@ -33,19 +34,42 @@ func (g *generator) result(tEnd, warmAt sim.Tick, ms *sim.Meters) results.GenRes
 	} else {
 		gr.MovesPayload = true
 	}
-	gr.BoundBy = boundBy(ms, g.use.uses, g.evidence())
+	gr.BoundBy = boundBy(ms, g.use.uses, g.evidence(win))
 	if ps, ok := g.src.(PartSource); ok {
 		gr.Parts = g.partResults(ps.Parts(), win)
 	}
 	return gr
 }
 
-// evidence is what the generator itself says about its window for
-// boundBy: its successful and failed completions, and whether an open
-// loop fell behind its arrivals (dropped some, or its backlog grew).
-func (g *generator) evidence() boundEvidence {
-	return boundEvidence{open: g.open, ok: g.windowDone - g.windowFailed, failed: g.windowFailed,
+// evidence is what the generator itself says about its window win for
+// boundBy: its successful and failed completions, whether an open loop
+// fell behind its arrivals (dropped some, or its backlog grew), and how
+// much of the window its QPs were held by RNR NAKs.
+func (g *generator) evidence(win sim.Tick) boundEvidence {
+	ev := boundEvidence{open: g.open, ok: g.windowDone - g.windowFailed, failed: g.windowFailed,
 		behind: g.dropped > 0 || g.backlog() > g.backlogAtWarm}
+	if n := len(g.initiatorQPs()); n > 0 && win > 0 {
+		ev.rnrHeld = float64(g.rnrHeld()-g.rnrAtWarm) / (float64(n) * float64(win))
+	}
+	return ev
+}
+
+// initiatorQPs are the generator's QPs on host a, which post its requests.
+func (g *generator) initiatorQPs() []*nic.QP {
+	if qs, ok := g.src.(QPSource); ok {
+		a, _ := qs.QPs()
+		return a
+	}
+	return nil
+}
+
+// rnrHeld is the time its QPs have been held by RNR NAKs so far.
+func (g *generator) rnrHeld() sim.Tick {
+	var t sim.Tick
+	for _, qp := range g.initiatorQPs() {
+		t += g.m.NIC.RNRHeld(qp)
+	}
+	return t
 }
 
 // partResults are the figures of the request types inside the generator's

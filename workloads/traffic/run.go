@@ -172,6 +172,7 @@ func (r *pointRun) warmUp(now sim.Tick) {
 	r.warmSnap = takeSnapshot(r.m, now)
 	for _, g := range r.m.gens {
 		g.backlogAtWarm = g.backlog()
+		g.rnrAtWarm = g.rnrHeld()
 	}
 }
 
