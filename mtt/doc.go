@@ -11,8 +11,10 @@
 // allocated as entries are first used (an entry never used reads as in a
 // cleared table), so a table sized for millions of entries costs memory,
 // and set-up time, only for those a run uses. Translator adds the time: a
-// lookup reads the key-table entry through the MPT cache, runs the checks,
-// then reads every MTT line the range needs through the MTT cache. The
+// lookup reads the key-table entry through the MPT cache, runs the checks
+// (and takes its pages from the MTT image with them: the registration the
+// checks passed), then reads every MTT line the range needs through the MTT
+// cache. The
 // caches hold tags and replacement state only (Cache is a pure data
 // structure, no timing); a hit answers after LatencyCycles, a miss holds the
 // request on an MSHR until the DMA read of the line completes, and misses to

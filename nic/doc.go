@@ -118,9 +118,10 @@
 // (each packet's payload read, sent and placed on its own, so a long
 // message's host reads, wire time and placements overlap), and the
 // responder serves them at a rate from a bounded buffer the peer reserves
-// room in; each
-// adapter has a HostMemory holding real bytes, and its responder checks
-// every remote access through mtt's timed Translator before any
+// room in. A Send that finds no receive posted meets an RNR NAK, and its QP's
+// requests go again after the RNR timer (rnr.go, InfiniBand RC semantics).
+// Each adapter has a HostMemory holding real bytes, and its responder
+// checks every remote access through mtt's timed Translator before any
 // byte moves (docs/ndk.md 5.4).
 //
 // Statistics (Register) are per operation type (post-to-milestone latency
