@@ -201,11 +201,14 @@ func (b *scoreboard) ended(idx uint32) {
 
 // commit releases one in-flight request of index idx (MPT update). Every
 // request the scoreboard counts passed the MTT write stage (mttWrite.accept)
-// before its commit.
+// before its commit; the guard keeps a broken count from wrapping, which
+// would hold the entry's FastRegisters for good.
 func (b *scoreboard) commit(idx uint32) {
 	hz := &b.entries[idx]
 	hz.n--
-	hz.pastMTT--
+	if hz.pastMTT > 0 {
+		hz.pastMTT--
+	}
 	if hz.mttWait || hz.n == 0 && (hz.waiters || hz.stale) {
 		b.released(hz)
 	}
