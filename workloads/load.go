@@ -131,13 +131,17 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	if len(opts.Sets) > OverridesMax {
 		return nil, Errors{{File: name, Origin: "--set", Msg: fmt.Sprintf("%d overrides, at most %d", len(opts.Sets), OverridesMax)}}
 	}
+	var applied []string
 	for _, s := range opts.Sets {
 		if err := applySet(root, s, origins); err != nil {
 			d.errs = append(d.errs, &Error{File: name, Origin: "--set " + truncate(s, 80), Msg: err.Error()})
+			continue
 		}
+		applied = append(applied, s)
 	}
 	sweepNode := mapValue(root, "sweep")
 	axes, points := d.sweep(root)
+	d.errs = append(d.errs, sweptSets(name, root, applied, points, origins)...)
 	if len(points) == 0 {
 		if len(d.errs) == 0 {
 			d.errAt(root, "sweep", "the sweep has no points") // not reached: sweep reports why
@@ -152,8 +156,11 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 			// Stop at the first point with an error: the same errors would
 			// come back from every point, each costing a decode of the
 			// whole file.
-			all = append(all, &Error{File: name, Path: "sweep",
-				Msg: fmt.Sprintf("the other %d points were not checked: fix the errors above first", len(points)-k)})
+			msg := fmt.Sprintf("the other %d points were not checked: fix the errors above first", len(points)-k)
+			if len(points)-k == 1 {
+				msg = "the other point was not checked: fix the errors above first"
+			}
+			all = append(all, &Error{File: name, Path: "sweep", Msg: msg})
 			break
 		}
 		r := cloneNode(root, origins)
