@@ -48,7 +48,7 @@ func (e *Error) Error() string {
 type Errors []*Error
 
 // FromOverride reports whether any of the problems came from a --set
-// override (its Origin names it): a bad value given on the command line,
+// override or --seed (its Origin names it): a bad value given on the command line,
 // which a command reports as a bad flag.
 func (es Errors) FromOverride() bool {
 	for _, e := range es {

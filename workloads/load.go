@@ -142,6 +142,7 @@ func LoadNode(name string, root *yaml.Node, opts Options) (*File, error) {
 	sweepNode := mapValue(root, "sweep")
 	axes, points := d.sweep(root)
 	d.errs = append(d.errs, sweptSets(name, root, applied, points, origins)...)
+	d.errs = append(d.errs, sweptSeed(name, root, opts.Seed, points, origins)...)
 	if len(points) == 0 {
 		if len(d.errs) == 0 {
 			d.errAt(root, "sweep", "the sweep has no points") // not reached: sweep reports why

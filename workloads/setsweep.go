@@ -69,6 +69,27 @@ func sweptSetMsg(name string, depth int, val string, pv pointValue, axes int, or
 	return msg
 }
 
+// sweptSeed reports a --seed given to a file whose sweep varies run.seed:
+// the flag replaces every point's seed, so the points would run one seed
+// under labels that name others.
+func sweptSeed(name string, root *yaml.Node, seed *uint64, points [][]pointValue, origins map[*yaml.Node]string) Errors {
+	if seed == nil || len(points) == 0 {
+		return nil
+	}
+	for _, pv := range points[0] {
+		if !nested([]string{"run", "seed"}, keyPath(root, strings.Split(pv.path, "."))) {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d:%d", name, pv.key.Line, pv.key.Column)
+		if org, ok := origins[pv.key]; ok {
+			where = org
+		}
+		return Errors{{File: name, Origin: fmt.Sprintf("--seed %d", *seed),
+			Msg: fmt.Sprintf("the sweep varies %s (%s), and --seed would replace the seed of every point, which would then run one seed under labels that name others; leave out --seed, or replace the sweep's seeds with --set 'sweep={run.seed: [%d]}'", pv.path, where, *seed)}}
+	}
+	return nil
+}
+
 // keyPath is segs as the document's keys: a list element named by its
 // `name` becomes its index. Segments past what root holds (keys an
 // override would create) are kept as given.

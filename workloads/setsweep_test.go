@@ -54,3 +54,21 @@ func loadErrValue(t *testing.T, src string, sets ...string) error {
 	require.Error(t, err)
 	return err
 }
+
+// --seed replaces every point's seed: with a sweep of run.seed the points
+// would all run one seed under labels that name others.
+func TestSeedFlagOnASweepOfSeedsIsRefused(t *testing.T) {
+	seed := uint64(5)
+	src := minimal + "sweep:\n  run.seed: [1, 2, 3]\n"
+	_, err := LoadBytes("w.yaml", []byte(src), Options{Seed: &seed})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "w.yaml: --seed 5: the sweep varies run.seed (w.yaml:8:3), and --seed would replace the seed of every point")
+	var es Errors
+	require.ErrorAs(t, err, &es)
+	require.True(t, es.FromOverride(), "a bad flag: the command exits 2")
+	f, err := LoadBytes("w.yaml", []byte(minimal+"sweep:\n  run.duration_us: [5, 6]\n"), Options{Seed: &seed})
+	require.NoError(t, err, "a sweep of other keys takes --seed")
+	for _, w := range f.Points {
+		require.Equal(t, seed, w.Run.Seed)
+	}
+}

@@ -79,8 +79,9 @@ func checkSets(cmd string, sets multiFlag, stderr io.Writer) bool {
 }
 
 // loadFailure is the exit code of a workload file that did not load: a
-// usage error (2) when a --set override is at fault (a bad flag value: an
-// unknown key, a value out of range), else 1 (an invalid file).
+// usage error (2) when a --set override or --seed is at fault (a bad flag
+// value: an unknown key, a value out of range, a key or seed the sweep
+// varies), else 1 (an invalid file).
 func loadFailure(err error) int {
 	var es workloads.Errors
 	if errors.As(err, &es) && es.FromOverride() {
@@ -93,7 +94,7 @@ func loadFailure(err error) int {
 // with the exit code loadFailure gave.
 func loadFailureNote(cmd string, code int) string {
 	if code == exitUsage {
-		return "nicsim " + cmd + ": invalid --set override; nothing was run"
+		return "nicsim " + cmd + ": invalid --set or --seed flag; nothing was run"
 	}
 	return "nicsim " + cmd + ": invalid workload file; nothing was run"
 }
