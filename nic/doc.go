@@ -103,8 +103,9 @@
 //
 // Every resource that can bind a throughput meters its busy time on the
 // simulation's sim.Meters (docs/nic.md, "Meters"): each pipeline block,
-// the posting cores, the firmware, the responder and its buffer, the page-
-// list reads, the WQE reads and each QP's fetch, the wire's directions.
+// the posting cores, the firmware, the responder and its buffer, the
+// requester's transmit buffer, the page-list reads, the WQE reads and each
+// QP's fetch, the wire's directions.
 //
 // # Registration, windows and the remote data path
 //
@@ -118,7 +119,10 @@
 // (each packet's payload read, sent and placed on its own, so a long
 // message's host reads, wire time and placements overlap), and the
 // responder serves them at a rate from a bounded buffer the peer reserves
-// room in. A Send that finds no receive posted meets an RNR NAK, and its QP's
+// room in. An outgoing Write or Send packet holds room in the requester's
+// transmit buffer (txbuffer.go) from its payload read until it has left on
+// the wire, so a NIC whose wire is slower than its link reads only as far
+// ahead of the wire as that buffer holds. A Send that finds no receive posted meets an RNR NAK, and its QP's
 // requests go again after the RNR timer (rnr.go, InfiniBand RC semantics).
 // Each adapter has a HostMemory holding real bytes, and its responder
 // checks every remote access through mtt's timed Translator before any

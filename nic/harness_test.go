@@ -107,6 +107,18 @@ func pages(n int) []uint64 {
 // poll returns every visible result of the harness CQ.
 func (h *harness) poll() []Result { return h.a.GetCQResults(h.cq, 1<<20) }
 
+// succeededInOrder polls n results: every one a success, with request
+// contexts 1 to n in order.
+func (h *harness) succeededInOrder(n int) {
+	h.t.Helper()
+	res := h.poll()
+	require.Len(h.t, res, n)
+	for i, r := range res {
+		require.Equal(h.t, StatusSuccess, r.Status, "request %d", i+1)
+		require.Equal(h.t, uint64(i+1), r.RequestContext, "in order")
+	}
+}
+
 // one returns the one visible result of the harness CQ.
 func (h *harness) one() Result {
 	h.t.Helper()

@@ -10,10 +10,11 @@ import (
 // requester is the initiator side of the remote data path. Send, Read and
 // Write execute at the MPT-update stage: the local buffer is checked; Write
 // and Send read their data from host memory by DMA, one read per packet
-// (at most the wire's MTU), and each packet goes on the wire once its
-// payload is on the NIC, in execution order. A request completes when the
-// peer's answer has arrived (and, for a Read, every packet of its data has
-// been written to host memory, each as it arrives).
+// (at most the wire's MTU) as the transmit buffer has room for it
+// (txBuffer), and each packet goes on the wire once its payload is on the
+// NIC, in execution order. A request completes when the peer's answer has
+// arrived (and, for a Read, every packet of its data has been written to
+// host memory, each as it arrives).
 type requester struct {
 	a       *Adapter
 	rnr     map[uint32]*rnrState // initiator QPs in an RNR retry, by number
@@ -21,6 +22,21 @@ type requester struct {
 	head    int
 	sent    uint64 // packets that have left: out[head] is packet number sent
 	scratch []uint64
+	tx      txBuffer
+	// pend holds, in execution order, the messages whose packets wait for
+	// room in tx, and the packets without payload behind them.
+	pend sim.FIFO[pendMsg]
+}
+
+// pendMsg is a message whose next packets wait for room in the transmit
+// buffer (its local buffer's pages are in its request's pages and fbo), or
+// a packet without payload waiting behind one (segs 0).
+type pendMsg struct {
+	p    packet // the message's first packet, without payload
+	qpn  uint32
+	next uint32 // the next packet to read
+	segs uint32 // the message's packets; 0: p is a packet without payload
+	void bool   // not to be sent: its QP's RNR retry sends it again
 }
 
 type outPacket struct {
@@ -34,6 +50,7 @@ const (
 	reqEvPayload = 1 << evShift // payload DMA read of a Write/Send done: packet number
 	reqEvPlaced  = 2 << evShift // Read data placed in host memory: qpn<<32 | slot
 	reqEvRetry   = 3 << evShift // an RNR timer ran out: qpn
+	reqEvTxFree  = 4 << evShift // packets left: room in the transmit buffer
 )
 
 var _ sim.Handler = (*requester)(nil)
@@ -48,6 +65,10 @@ func (r *requester) Handle(now sim.Tick, arg uint64) {
 		return
 	case reqEvRetry:
 		r.retry(now, r.a.qps[arg&evMask])
+		return
+	case reqEvTxFree:
+		r.tx.waking = false
+		r.readPending(now)
 		return
 	}
 	qp := r.a.qps[(arg&evMask)>>32]
@@ -102,12 +123,23 @@ func (r *requester) execute(s *stage, qp *QP, w *wr, idx uint64, now sim.Tick) a
 	}
 	p := r.request(qp, w, idx)
 	if p.kind == pktReadReq || n == 0 {
-		r.out = append(r.out, outPacket{p: p, ready: true})
+		r.queueBare(p)
 		r.transmit()
 		return acceptSync
 	}
-	r.readPayload(p, pages, off)
+	r.readPayload(now, qp, w, p, pages, off)
 	return acceptSync
+}
+
+// queueBare queues packet p, which has no payload, to leave in order:
+// behind the messages waiting for room in the transmit buffer, if any.
+func (r *requester) queueBare(p packet) {
+	if r.pend.Len() > 0 {
+		r.pend.Push(pendMsg{p: p})
+		r.wakeOnFree()
+		return
+	}
+	r.out = append(r.out, outPacket{p: p, ready: true})
 }
 
 // localAccess is the right a request of op needs on its local buffer: a
@@ -133,28 +165,107 @@ func (r *requester) request(qp *QP, w *wr, idx uint64) packet {
 	return p
 }
 
-// readPayload cuts the message p of p.length bytes, whose buffer starts off
-// bytes into pages[0], into packets and reads each one's payload from host
-// memory by DMA; each is transmitted when its read is done. The first read
-// goes to the DMA engine, which has room for it; the rest queue in order
-// behind the data path's other DMAs while the engine is full.
-func (r *requester) readPayload(p packet, pages []uint64, off uint64) {
+// readPayload cuts the message p of request w of qp (p.length bytes,
+// whose buffer starts off bytes into pages[0]) into packets and reads each
+// one's payload from host memory by DMA as the transmit buffer has room;
+// each is transmitted when its read is done. The packets that do not fit
+// wait, in order, behind any message already waiting (readPending).
+func (r *requester) readPayload(now sim.Tick, qp *QP, w *wr, p packet, pages []uint64, off uint64) {
+	segs, k := uint32(r.a.wire.spec.segments(p.length)), uint32(0)
+	if r.pend.Len() == 0 {
+		k = r.readSegs(now, p, pages, off, 0, segs, true)
+		if k == segs {
+			return
+		}
+	}
+	w.pages, w.fbo = append(w.pages[:0], pages...), off
+	r.pend.Push(pendMsg{p: p, qpn: qp.num, next: k, segs: segs})
+	r.a.Stats.TxBufferWaits++
+	r.wakeOnFree()
+}
+
+// readSegs reads the payload of message p's packets from k on, up to
+// segs, while the transmit buffer has room, and returns the first it could
+// not read. direct: the DMA engine has room for the first read (execute
+// asked it), so it goes there at once; the rest queue in order behind the
+// data path's other DMAs while the engine is full.
+func (r *requester) readSegs(now sim.Tick, p packet, pages []uint64, off uint64, k, segs uint32, direct bool) uint32 {
 	a := r.a
-	n, segs := p.length, a.wire.spec.segments(p.length)
-	for k := range segs {
-		o, l := a.wire.spec.segment(n, k)
+	r.tx.settle(now)
+	for ; k < segs; k++ {
+		o, l := a.wire.spec.segment(p.length, uint64(k))
+		if !r.tx.take(now, l) {
+			break
+		}
 		pg, po := pagesAt(pages, off, o)
-		p.seg, p.more, p.data = uint32(k), k+1 < segs, a.wire.buf(l)
+		p.seg, p.more, p.data = k, k+1 < segs, a.wire.buf(l)
 		a.mem.readPages(pg, po, p.data)
 		r.out = append(r.out, outPacket{p: p})
 		arg := reqEvPayload | (r.sent + uint64(len(r.out)-1-r.head))
-		if k > 0 || !a.dma.CanAcceptRead() {
+		a.Stats.DataDMABytes += l
+		if !direct || k > 0 || !a.dma.CanAcceptRead() {
 			a.dataDMA.submit(false, r, pg[0]+po, l, arg)
 		} else if err := a.dma.Read(pg[0]+po, l, r, arg); err != nil {
 			panic(fmt.Sprintf("nic: %s: DMA read refused after CanAccept: %v", a.name, err))
 		}
 	}
-	a.Stats.DataDMABytes += n
+	return k
+}
+
+// readPending reads the waiting messages' packets, in order, while the
+// transmit buffer has room, and queues the packets without payload behind
+// them as their turn comes.
+func (r *requester) readPending(now sim.Tick) {
+	for r.pend.Len() > 0 {
+		m := r.pend.Front()
+		switch {
+		case m.void:
+		case m.segs == 0:
+			r.out = append(r.out, outPacket{p: m.p, ready: true})
+		default:
+			w := r.a.qps[m.qpn].slot(m.p.wrIdx)
+			if m.next = r.readSegs(now, m.p, w.pages, w.fbo, m.next, m.segs, false); m.next < m.segs {
+				r.wakeOnFree()
+				r.transmit()
+				return
+			}
+		}
+		r.pend.Pop()
+	}
+	r.transmit()
+}
+
+// wakeOnFree asks for a wake-up while messages wait and none is asked for
+// yet: now, when the first waiting packet fits the transmit buffer (room
+// freed by a packet that will not be sent, or a packet without payload at
+// the head), else when the buffer next frees bytes. With neither, the
+// packets that hold the buffer have not left yet, and transmit asks again
+// when they do.
+func (r *requester) wakeOnFree() {
+	if r.pend.Len() == 0 || r.tx.waking {
+		return
+	}
+	now := r.a.eng.Now()
+	at, ok := r.tx.nextFree()
+	if r.headFits(now) {
+		at, ok = now, true
+	}
+	if ok {
+		r.tx.waking = true
+		r.a.eng.Schedule(at, sim.PrioDefault, r, reqEvTxFree)
+	}
+}
+
+// headFits reports whether the first waiting packet can go now: it has
+// no payload, its message will not be sent, or its payload fits.
+func (r *requester) headFits(now sim.Tick) bool {
+	m := r.pend.Front()
+	if m.void || m.segs == 0 {
+		return true
+	}
+	r.tx.settle(now)
+	_, l := r.a.wire.spec.segment(m.p.length, uint64(m.next))
+	return r.tx.used+l <= r.tx.max
 }
 
 // pagesAt is the page list and offset of byte k of a buffer that starts
@@ -192,16 +303,23 @@ func (r *requester) transmit() {
 		*o = outPacket{}
 		r.head++
 		r.sent++
+		n := uint64(len(p.data))
 		if void {
+			if n > 0 {
+				r.tx.drop(r.a.eng.Now(), n)
+			}
 			r.a.wire.release(p.data)
 			continue
 		}
-		r.a.wire.send(r.a.wireEnd, p)
+		if end := r.a.wire.send(r.a.wireEnd, p); n > 0 {
+			r.tx.leaves(end, n)
+		}
 	}
 	if r.head >= len(r.out)/2 { // keep the waiting packets at the front: memory stays bounded by them
 		n := copy(r.out, r.out[r.head:])
 		r.out, r.head = r.out[:n], 0
 	}
+	r.wakeOnFree()
 }
 
 // answer finishes a request on the peer's answer.

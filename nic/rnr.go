@@ -107,6 +107,12 @@ func (r *requester) void(qp *QP, idx uint64) {
 			r.out[k].void = true
 		}
 	}
+	for k := range r.pend.Len() {
+		if m := r.pend.Slot(k); m.p.dstQP == qp.peer && m.p.wrIdx >= idx {
+			m.void = true
+		}
+	}
+	r.wakeOnFree() // the first waiting message may be one of them
 }
 
 // rnrExceeded fails request idx of qp, past its RNR retries, tears the
@@ -176,8 +182,8 @@ func (r *requester) resend(now sim.Tick, qp *QP, w *wr, idx uint64) {
 	}
 	p := r.request(qp, w, idx)
 	if p.kind == pktReadReq || p.length == 0 {
-		r.out = append(r.out, outPacket{p: p, ready: true})
+		r.queueBare(p)
 		return
 	}
-	r.readPayload(p, pages, off)
+	r.readPayload(now, qp, w, p, pages, off)
 }

@@ -54,12 +54,7 @@ func TestRequestsBehindAnRNRNakGoAgainInOrder(t *testing.T) {
 	require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 10, lsge(remote, dstVA, 64)))
 	require.Equal(t, StatusSuccess, p.b.a.Receive(qb, 11, lsge(remote, dstVA+2*pg, 64)))
 	p.run()
-	res := p.a.poll()
-	require.Len(t, res, 3)
-	for i, r := range res {
-		require.Equal(t, StatusSuccess, r.Status, "request %d", i+1)
-		require.Equal(t, uint64(i+1), r.RequestContext)
-	}
+	p.a.succeededInOrder(3)
 	require.Equal(t, memAt(p.a.a.Mem(), srcVA+pg, 128), memAt(p.b.a.Mem(), dstVA+pg, 128))
 	require.Equal(t, uint64(2), p.b.a.Stats.RNRDropped, "the Write and the second Send were dropped once")
 	require.Equal(t, uint64(1), p.b.a.Stats.RNRNaks)

@@ -214,6 +214,16 @@ type Spec struct {
 	// ResponderBytesPerCycle is the responder's datapath width. 64 B: the
 	// 512-bit datapaths of FPGA RNICs (docs/sources.md 7, Coyote, ERNIC).
 	ResponderBytesPerCycle uint32 `json:"responder_bytes_per_cycle"`
+	// TxBufferBytes is the requester's transmit buffer: NIC memory for the
+	// payload of outgoing Write and Send packets from the start of their
+	// DMA read until they have left on the wire (txbuffer.go). A packet
+	// waits for room, in order. Assumed 64 KiB (16 packets of 4 KiB): no
+	// RNIC publishes its size; a designer sizes it to keep the wire busy
+	// across the payload reads in flight, and 64 KiB is about two and a
+	// half times what a 200 Gb/s port sends during a 1 us DMA read round
+	// trip (docs/sources.md 1.1: 0.53 to 1.13 us for 8 B to 2 KiB). The meter
+	// NIC.Requester.TxBuffer shows when it binds.
+	TxBufferBytes uint64 `json:"tx_buffer_bytes"`
 
 	// WQEFetchBatchMax is the most WQEs one fetch reads. 64: Connect-IB and
 	// newer read all new WQEs of a QP in one DMA (docs/sources.md 2); 64 is
@@ -312,6 +322,7 @@ func DefaultSpec() Spec {
 		Responder:  st(8, 1, 4, 256),
 
 		ResponderBytesPerCycle: 64,
+		TxBufferBytes:          64 << 10,
 
 		WQEFetchBatchMax:       64,
 		WQEFetchOutstandingMax: 16,
@@ -387,6 +398,7 @@ func (s Spec) Validate() error {
 		{"page_list_fetches_max", s.PageListFetchesMax, in(s.PageListFetchesMax, 1, 256), "1..256"},
 		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
 		{"responder_bytes_per_cycle", s.ResponderBytesPerCycle, in(s.ResponderBytesPerCycle, 1, 4096), "1..4096"},
+		{"tx_buffer_bytes", s.TxBufferBytes, in(s.TxBufferBytes, 4096, 1<<30), "4096..2^30"},
 		{"moderation_cqes", s.ModerationCQEs, in(s.ModerationCQEs, 1, 1<<16), "1..65536"},
 		{"moderation_time_ns", s.ModerationTimeNS, s.ModerationTimeNS <= 1_000_000_000, "0..1e9"},
 	})

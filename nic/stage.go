@@ -162,7 +162,8 @@ func (a *Adapter) newStage(prefix, kind string, spec StageSpec, work stageWork, 
 
 // settle brings every stage's and the WQE fetch's state and statistics up
 // to now: a reserved idle tick whose place has passed ran
-// (sim.TickDriver.Settle).
+// (sim.TickDriver.Settle), and the transmit buffer's packets that have
+// left by now have freed their bytes.
 func (a *Adapter) settle() {
 	for _, s := range a.stages {
 		s.drv.Settle()
@@ -170,6 +171,7 @@ func (a *Adapter) settle() {
 	if a.fetch != nil {
 		a.fetch.drv.Settle()
 	}
+	a.req.tx.settle(a.eng.Now())
 }
 
 // Tick emits finished items in order, then accepts new ones. Each loop

@@ -111,6 +111,7 @@ type Stats struct {
 	RemoteInvalidateRefused uint64 `stat:"DataPath.RemoteInvalidateRefused" unit:"requests" desc:"SendAndInvalidate with a token the receiver cannot invalidate"`
 	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`
 	DataDMABytes            uint64 `stat:"DataPath.DMABytes" unit:"bytes" desc:"payload bytes moved by data DMAs"`
+	TxBufferWaits           uint64 `stat:"DataPath.TxBufferWaits" unit:"messages" desc:"Write and Send messages whose packets waited for room in the transmit buffer"`
 	CQOverruns              uint64 `stat:"DataPath.CQOverruns" unit:"CQEs" desc:"receive CQEs dropped: CQ full"`
 	ResponderFull           uint64 `stat:"Responder.FullStalls" unit:"events" desc:"requests the peer held: the responder's buffer was full"`
 

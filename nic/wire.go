@@ -209,8 +209,8 @@ func (w *Wire) release(b []byte) {
 const poolMax = 256
 
 // send puts packet p on the direction away from end from, after what the
-// direction already carries.
-func (w *Wire) send(from int, p packet) {
+// direction already carries, and returns when its last byte has left.
+func (w *Wire) send(from int, p packet) sim.Tick {
 	if uint64(len(p.data)) > uint64(w.spec.MTUBytes) {
 		panic(fmt.Sprintf("nic: %s: a packet of %d B, above the MTU", w.name, len(p.data)))
 	}
@@ -229,6 +229,7 @@ func (w *Wire) send(from int, p packet) {
 	}
 	w.Stats.Bytes[from] += bytes
 	w.eng.Schedule(p.arriveAt, sim.PrioDefault, w, uint64(from))
+	return d.freeAt
 }
 
 // Handle delivers the oldest packet of direction arg to the far end.

@@ -34,7 +34,7 @@ import (
 // DMA engine and PCIe link (nic's meter names under NICName and its host).
 var nicBlocks = []string{"Host.Core[", "Host.Driver", NICName + ".Doorbell", NICName + ".Scheduler",
 	NICName + ".WQEFetch", NICName + ".Engine[", NICName + ".Completion", NICName + ".Firmware",
-	NICName + ".Responder", TPTName + "."}
+	NICName + ".Responder", NICName + ".Requester", TPTName + "."}
 
 // uses reports whether a kind of scope uses the resource metered by name.
 func (sc Scope) uses(name string) bool {

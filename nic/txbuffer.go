@@ -1,0 +1,72 @@
+package nic
+
+import "github.com/nicsim/nicsim/sim"
+
+// txBuffer is the requester's transmit buffer: the NIC memory that holds
+// the payload of an outgoing Write or Send packet from the start of its
+// DMA read until the packet has left on the wire (Spec.TxBufferBytes). A
+// packet whose payload does not fit waits, in order, for the packets
+// ahead of it to leave. Without the bound a NIC whose wire is slower than
+// its PCIe link would read ahead every request in flight, and its link
+// would stay busy with reads the wire cannot yet take.
+//
+// A packet's bytes are freed when its last byte has left, a time known
+// as it is put on the wire; they are settled lazily, in that order, before
+// the buffer is next used or its meter read (Adapter.settle), and an event
+// wakes the requester at the first such time only while a packet waits.
+type txBuffer struct {
+	max, used uint64
+	frees     sim.FIFO[txFree] // in time order
+	meter     *sim.Meter       // bytes held, of max
+	waking    bool             // a wake-up at frees' first time is queued
+}
+
+// txFree is bytes n freed at time at.
+type txFree struct {
+	at sim.Tick
+	n  uint64
+}
+
+func (b *txBuffer) init(a *Adapter) {
+	b.max = a.spec.TxBufferBytes
+	b.meter = a.meter(a.name+".Requester.TxBuffer", "bytes", b.max)
+}
+
+// settle frees the bytes of the packets that have left by now.
+func (b *txBuffer) settle(now sim.Tick) {
+	for b.frees.Len() > 0 && b.frees.Front().at <= now {
+		f := b.frees.Pop()
+		b.used -= f.n
+		b.meter.Set(f.at, b.used)
+	}
+}
+
+// take holds n bytes at now if they fit; settle first.
+func (b *txBuffer) take(now sim.Tick, n uint64) bool {
+	if b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	b.meter.Set(now, b.used)
+	return true
+}
+
+// leaves frees n bytes at at, when the packet holding them has left
+// (at is no earlier than any time given before).
+func (b *txBuffer) leaves(at sim.Tick, n uint64) { b.frees.Push(txFree{at, n}) }
+
+// drop frees n bytes at now: a packet that will not be sent.
+func (b *txBuffer) drop(now sim.Tick, n uint64) {
+	b.settle(now)
+	b.used -= n
+	b.meter.Set(now, b.used)
+}
+
+// nextFree is when bytes are next freed; false when none are held by a
+// packet on its way out.
+func (b *txBuffer) nextFree() (sim.Tick, bool) {
+	if b.frees.Len() == 0 {
+		return 0, false
+	}
+	return b.frees.Front().at, true
+}
