@@ -119,10 +119,11 @@
 // (each packet's payload read, sent and placed on its own, so a long
 // message's host reads, wire time and placements overlap), and the
 // responder serves them at a rate from a bounded buffer the peer reserves
-// room in. An outgoing Write or Send packet holds room in the requester's
-// transmit buffer (txbuffer.go) from its payload read until it has left on
-// the wire, so a NIC whose wire is slower than its link reads only as far
-// ahead of the wire as that buffer holds. A Send that finds no receive posted meets an RNR NAK, and its QP's
+// room in. An outgoing Write, Send or Read response packet holds room in a
+// transmit buffer (txbuffer.go; the requester's or the responder's) from
+// its payload read until it has left on the wire, so a NIC whose wire is
+// slower than its link reads only as far ahead of the wire as that buffer
+// holds. A Send that finds no receive posted meets an RNR NAK, and its QP's
 // requests go again after the RNR timer (rnr.go, InfiniBand RC semantics).
 // Each adapter has a HostMemory holding real bytes, and its responder
 // checks every remote access through mtt's timed Translator before any

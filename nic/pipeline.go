@@ -17,7 +17,7 @@ func (a *Adapter) build() error {
 	a.tpt.OnWriteSlotFree(&a.tptWrites)
 	a.fw.init(a)
 	a.req.a = a
-	a.req.tx.init(a)
+	a.req.tx.init(a, a.name+".Requester.TxBuffer")
 	a.resp.init(a)
 	a.dataDMA.a = a
 	a.hazards.entries = make([]hazard, a.spec.TPT.KeyTableEntriesMax)

@@ -319,7 +319,9 @@ func (r *requester) transmit() {
 		n := copy(r.out, r.out[r.head:])
 		r.out, r.head = r.out[:n], 0
 	}
-	r.wakeOnFree()
+	if r.pend.Len() > 0 {
+		r.wakeOnFree()
+	}
 }
 
 // answer finishes a request on the peer's answer.

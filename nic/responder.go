@@ -49,12 +49,18 @@ type responder struct {
 	freeAt  sim.Tick
 	meter   *sim.Meter // service time
 	buffer  *sim.Meter // receive buffer slots held
+	// tx holds the payloads of Read response packets from their DMA read
+	// until they have left on the wire; reads holds, oldest first, the
+	// Reads whose later response packets wait for room in it.
+	tx    txBuffer
+	reads sim.FIFO[int]
 }
 
 func (r *responder) init(a *Adapter) {
 	r.a = a
 	r.meter = a.meter(a.name+".Responder", "items/interval", 1)
 	r.buffer = a.meter(a.name+".Responder.Buffer", "messages", uint64(a.spec.Responder.QueueDepth))
+	r.tx.init(a, a.name+".Responder.TxBuffer")
 }
 
 // reserve takes a buffer slot for a request the peer is about to send;
@@ -123,6 +129,7 @@ type rxOp struct {
 	pages  []uint64
 	off    uint64
 	segs   uint32   // packets of the message (of its response, for a Read)
+	nread  uint32   // Read: response packets whose DMA read has started
 	in     uint32   // Write, Send: packets served
 	moved  uint32   // Write, Send: packets whose DMA write has started; Read: response packets sent
 	done   uint32   // Write, Send: packets placed
@@ -139,6 +146,7 @@ const (
 	rxEvRetry  = 3 << evShift
 	rxEvServed = 4 << evShift // a message's first packet served
 	rxEvMore   = 5 << evShift // a later packet served
+	rxEvTxFree = 6 << evShift // response packets left: room in the transmit buffer
 )
 
 // arrive takes a packet from the wire: a message's first packet begins a
@@ -173,9 +181,14 @@ func (r *responder) arrive(now sim.Tick, p packet) {
 
 // Handle receives translation and DMA completions.
 func (r *responder) Handle(now sim.Tick, arg uint64) {
-	if arg == rxEvRetry {
+	switch arg {
+	case rxEvRetry:
 		r.retry = false
 		r.pump(now)
+		return
+	case rxEvTxFree:
+		r.tx.waking = false
+		r.readMore(now)
 		return
 	}
 	id := int(uint32(arg))
@@ -306,7 +319,7 @@ func (r *responder) issue(now sim.Tick, id int) {
 			return
 		}
 		o.state = rxDMA
-		r.read(id)
+		r.read(now, id)
 	case pktSendReq:
 		r.issueSend(now, id)
 	}

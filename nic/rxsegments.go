@@ -54,20 +54,53 @@ func (r *responder) place(id int) {
 	}
 }
 
-// read starts the DMA reads of every packet of Read id's response. The
-// bytes are taken now, in arrival order, so a later Write cannot show
-// through; the DMA reads charge the time.
-func (r *responder) read(id int) {
-	a := r.a
+// read starts the DMA reads of Read id's response packets, in order, as
+// the responder's transmit buffer has room for them (readMore). Each
+// packet's bytes are taken as its DMA read starts; the DMA reads charge
+// the time.
+func (r *responder) read(now sim.Tick, id int) {
 	o := r.ops[id]
 	o.rdone = append(o.rdone[:0], make([]uint64, (o.segs+63)/64)...)
-	for k := range uint64(o.segs) {
-		off, n := a.wire.spec.segment(o.p.length, k)
-		pages, po := pagesAt(o.pages, o.off, off)
-		b := a.wire.buf(n)
-		a.mem.readPages(pages, po, b)
-		o.data = append(o.data, b)
-		a.dataDMA.payload(false, r, pages[0]+po, n, rxEvDMA|k<<32|uint64(id))
+	r.reads.Push(id)
+	r.readMore(now)
+}
+
+// readMore starts the DMA reads of the waiting Reads' response packets,
+// oldest Read first, while the transmit buffer has room, and asks for a
+// wake-up when it next frees bytes if some must wait. The packets of the
+// Read at the head of the queue are read first, so the buffer always
+// frees: they leave as their reads finish.
+func (r *responder) readMore(now sim.Tick) {
+	a := r.a
+	r.tx.settle(now)
+	for r.reads.Len() > 0 {
+		id := r.reads.Peek()
+		o := r.ops[id]
+		for ; o.nread < o.segs; o.nread++ {
+			off, n := a.wire.spec.segment(o.p.length, uint64(o.nread))
+			if !r.tx.take(now, n) {
+				r.wakeOnFree()
+				return
+			}
+			pages, po := pagesAt(o.pages, o.off, off)
+			b := a.wire.buf(n)
+			a.mem.readPages(pages, po, b)
+			o.data = append(o.data, b)
+			a.dataDMA.payload(false, r, pages[0]+po, n, rxEvDMA|uint64(o.nread)<<32|uint64(id))
+		}
+		r.reads.Drop()
+	}
+}
+
+// wakeOnFree asks for a wake-up when the transmit buffer next frees bytes
+// (a response packet has left), unless one is asked for already.
+func (r *responder) wakeOnFree() {
+	if r.tx.waking {
+		return
+	}
+	if at, ok := r.tx.nextFree(); ok {
+		r.tx.waking = true
+		r.a.eng.Schedule(at, sim.PrioDefault, r, rxEvTxFree)
 	}
 }
 
@@ -93,9 +126,12 @@ func (r *responder) respond(id int) {
 		p := packet{kind: pktReadResp, dstQP: a.qps[o.p.dstQP].peer, wrIdx: o.p.wrIdx, length: o.p.length,
 			seg: k, more: k+1 < o.segs, data: o.data[k]}
 		o.data[k] = nil
-		a.wire.send(a.wireEnd, p)
+		r.tx.leaves(a.wire.send(a.wireEnd, p), uint64(len(p.data)))
 	}
 	if o.moved == o.segs {
 		o.state = rxDone
+	}
+	if r.reads.Len() > 0 {
+		r.wakeOnFree()
 	}
 }

@@ -214,15 +214,16 @@ type Spec struct {
 	// ResponderBytesPerCycle is the responder's datapath width. 64 B: the
 	// 512-bit datapaths of FPGA RNICs (docs/sources.md 7, Coyote, ERNIC).
 	ResponderBytesPerCycle uint32 `json:"responder_bytes_per_cycle"`
-	// TxBufferBytes is the requester's transmit buffer: NIC memory for the
-	// payload of outgoing Write and Send packets from the start of their
-	// DMA read until they have left on the wire (txbuffer.go). A packet
-	// waits for room, in order. Assumed 64 KiB (16 packets of 4 KiB): no
+	// TxBufferBytes is each transmit buffer's size: NIC memory for the
+	// payload of outgoing packets from the start of their DMA read until
+	// they have left on the wire (txbuffer.go), one for the requester's
+	// Write and Send packets, one for the responder's Read responses. A
+	// packet waits for room, in order. Assumed 64 KiB (16 packets of 4 KiB): no
 	// RNIC publishes its size; a designer sizes it to keep the wire busy
 	// across the payload reads in flight, and 64 KiB is about two and a
 	// half times what a 200 Gb/s port sends during a 1 us DMA read round
-	// trip (docs/sources.md 1.1: 0.53 to 1.13 us for 8 B to 2 KiB). The meter
-	// NIC.Requester.TxBuffer shows when it binds.
+	// trip (docs/sources.md 1.1: 0.53 to 1.13 us for 8 B to 2 KiB). The meters
+	// NIC.Requester.TxBuffer and NIC.Responder.TxBuffer show when one binds.
 	TxBufferBytes uint64 `json:"tx_buffer_bytes"`
 
 	// WQEFetchBatchMax is the most WQEs one fetch reads. 64: Connect-IB and

@@ -172,6 +172,7 @@ func (a *Adapter) settle() {
 		a.fetch.drv.Settle()
 	}
 	a.req.tx.settle(a.eng.Now())
+	a.resp.tx.settle(a.eng.Now())
 }
 
 // Tick emits finished items in order, then accepts new ones. Each loop

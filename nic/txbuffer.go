@@ -2,11 +2,13 @@ package nic
 
 import "github.com/nicsim/nicsim/sim"
 
-// txBuffer is the requester's transmit buffer: the NIC memory that holds
-// the payload of an outgoing Write or Send packet from the start of its
-// DMA read until the packet has left on the wire (Spec.TxBufferBytes). A
-// packet whose payload does not fit waits, in order, for the packets
-// ahead of it to leave. Without the bound a NIC whose wire is slower than
+// txBuffer is a transmit buffer: the NIC memory that holds the payload of
+// an outgoing packet from the start of its DMA read until the packet has
+// left on the wire (Spec.TxBufferBytes). The requester has one for its
+// Write and Send packets, the responder one for its Read response packets
+// (separate, so that a response never waits for room behind requests that
+// wait for the peer's responder). A packet whose payload does not fit
+// waits, in order, for the packets ahead of it to leave. Without the bound a NIC whose wire is slower than
 // its PCIe link would read ahead every request in flight, and its link
 // would stay busy with reads the wire cannot yet take.
 //
@@ -27,9 +29,10 @@ type txFree struct {
 	n  uint64
 }
 
-func (b *txBuffer) init(a *Adapter) {
+// init sizes the buffer by the adapter's spec and meters it as name.
+func (b *txBuffer) init(a *Adapter, name string) {
 	b.max = a.spec.TxBufferBytes
-	b.meter = a.meter(a.name+".Requester.TxBuffer", "bytes", b.max)
+	b.meter = a.meter(name, "bytes", b.max)
 }
 
 // settle frees the bytes of the packets that have left by now.

@@ -19,6 +19,19 @@ func slowWirePair(t *testing.T, txBytes, gbps uint64) *pair {
 	return newPairWire(t, sp, ws)
 }
 
+// runHolding runs the pair to the end, checking after every event that
+// tx holds no more than its size, and returns the most it held.
+func (p *pair) runHolding(tx *txBuffer) uint64 {
+	p.t.Helper()
+	held := uint64(0)
+	for p.env.Engine.Step() {
+		tx.settle(p.env.Engine.Now())
+		require.LessOrEqual(p.t, tx.used, tx.max, "at %d ps", p.env.Engine.Now())
+		held = max(held, tx.used)
+	}
+	return held
+}
+
 // The transmit buffer holds a Write's packet from the start of its payload
 // read until it has left on the wire, and the packets that do not fit wait
 // in order. Over a 10 Gb/s wire, slower than the PCIe link, 16 Writes of 4
@@ -37,14 +50,7 @@ func TestTransmitBufferBoundsThePayloadReadAhead(t *testing.T) {
 		require.Equal(t, StatusSuccess, p.a.a.Write(qa, k+1, lsge(local, srcVA+off, pg), dstVA+off, tok, 0))
 	}
 	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 17, lsge(local, srcVA, 64), dstVA+64, tok, 0))
-	held := uint64(0)
-	for p.env.Engine.Step() {
-		tx := &p.a.a.req.tx
-		tx.settle(p.env.Engine.Now())
-		require.LessOrEqual(t, tx.used, uint64(buf), "at %d ps", p.env.Engine.Now())
-		held = max(held, tx.used)
-	}
-	require.Equal(t, uint64(buf), held, "the buffer filled")
+	require.Equal(t, uint64(buf), p.runHolding(&p.a.a.req.tx), "the buffer filled")
 	require.Positive(t, p.a.a.Stats.TxBufferWaits)
 	p.a.succeededInOrder(17)
 	require.True(t, bytes.Equal(pattern(4*pg, 1), memAt(p.b.a.Mem(), dstVA, 4*pg)), "the Writes' bytes landed")
@@ -92,4 +98,24 @@ func TestRequestsWaitingForTheTransmitBufferGoAgainWithTheRNRRetry(t *testing.T)
 	require.True(t, bytes.Equal(memAt(p.a.a.Mem(), srcVA+pg, 2*pg), memAt(p.b.a.Mem(), dstVA+pg, 2*pg)))
 	p.a.a.settle()
 	require.Zero(t, p.a.a.req.tx.used, "the packets not sent freed their bytes")
+}
+
+// The responder reads a Read's response packets as its own transmit buffer
+// has room: over a 10 Gb/s wire, two Reads of 4 pages with a buffer of one
+// page hold one page at a time on the responder's side, and every byte
+// lands, in order.
+func TestReadResponsesWaitForRoomInTheRespondersTransmitBuffer(t *testing.T) {
+	p := slowWirePair(t, pg, 10)
+	qa, _ := p.connect()
+	local, remote := p.setup(MRAllowRemoteRead)
+	tok := p.b.a.GetRemoteTokenFromMr(remote)
+	p.run()
+	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 1, lsge(local, srcVA, 2*pg), dstVA, tok, 0))
+	require.Equal(t, StatusSuccess, p.a.a.Read(qa, 2, lsge(local, srcVA+2*pg, 2*pg), dstVA+2*pg, tok, 0))
+	require.Equal(t, uint64(pg), p.runHolding(&p.b.a.resp.tx), "the buffer filled")
+	p.a.succeededInOrder(2)
+	require.True(t, bytes.Equal(pattern(4*pg, 100), memAt(p.a.a.Mem(), srcVA, 4*pg)), "the responses' bytes landed")
+	p.b.a.settle()
+	require.Zero(t, p.b.a.resp.tx.used)
+	require.Zero(t, p.b.a.resp.reads.Len())
 }
