@@ -159,6 +159,7 @@ func (t *tptWriters) Handle(sim.Tick, uint64) { t.wake() }
 func (t *tptWriters) wake() {
 	t.a.calls.writeSlotFree()
 	t.a.fw.writeSlotFree()
+	t.a.resp.writeSlotFree()
 	t.wakeStages()
 }
 

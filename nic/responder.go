@@ -54,6 +54,9 @@ type responder struct {
 	// Reads whose later response packets wait for room in it.
 	tx    txBuffer
 	reads sim.FIFO[int]
+	// invWrites holds the key indexes whose MPT entries a
+	// SendAndInvalidate invalidated and that wait for a TPT write slot.
+	invWrites sim.FIFO[uint32]
 }
 
 func (r *responder) init(a *Adapter) {
@@ -448,39 +451,6 @@ func (r *responder) completeReceive(o *rxOp, qp *QP) {
 	}
 	a.writeRecvCQE(qp, o.recv, o.rcvSt, n, typ, spec)
 	a.takenReceiveDone(qp)
-}
-
-// canRemoteInvalidate: the token must name a valid window bound to this
-// QP, or a valid fast-register MR, of the QP's PD (rule 57, 54).
-func (a *Adapter) canRemoteInvalidate(qp *QP, tok mtt.Token) bool {
-	e, ok := a.tpt.Keys().Entry(tok.Index())
-	if !ok || e.State != mtt.StateValid || e.Key != tok.Key() || e.PD != qp.pd.handle {
-		return false
-	}
-	if e.Kind == mtt.KindMW {
-		return e.QPN == qp.num
-	}
-	// An MR: only a fast-registered one (rule 54: never an NdkRegisterMr MR).
-	mr := a.mrs.at(tok.Index())
-	return mr != nil && mr.fastRegister
-}
-
-// remoteInvalidate invalidates tok in the key table and writes the MPT
-// entry (posted; the functional change is immediate).
-func (a *Adapter) remoteInvalidate(tok mtt.Token) {
-	if e, ok := a.tpt.Keys().Entry(tok.Index()); !ok || e.State != mtt.StateValid || e.Key != tok.Key() {
-		return // closed or invalidated since the Send was checked: the token is dead already
-	}
-	if err := a.tpt.Keys().Invalidate(tok); err != nil {
-		panic(fmt.Sprintf("nic: %s: remote invalidate: %v", a.name, err))
-	}
-	a.windowUnbound(a.mws.at(tok.Index()))
-	if a.tpt.CanWrite() {
-		if err := a.tpt.WriteMPT(tok.Index(), nil, 0); err != nil {
-			panic(fmt.Sprintf("nic: %s: WriteMPT: %v", a.name, err))
-		}
-	}
-	a.Stats.RemoteInvalidations++
 }
 
 // refusedBy puts the responder's QP in the error state after it refused
