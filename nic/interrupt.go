@@ -10,6 +10,7 @@ type interrupts struct{ a *Adapter }
 const (
 	irqEvMSIX  = 1 << evShift // the MSI-X reached the host: cqn
 	irqEvTimer = 2 << evShift // moderation timer: cqn<<32 | generation
+	irqEvRetry = 3 << evShift // an MSI-X that found the queue full tries again: cqn
 )
 
 var _ sim.Handler = (*interrupts)(nil)
@@ -41,6 +42,14 @@ func (q *interrupts) moderate(cq *CQ) {
 
 // Handle receives MSI-X arrivals and moderation timers.
 func (q *interrupts) Handle(now sim.Tick, arg uint64) {
+	if arg&^evMask == irqEvRetry {
+		if cq := q.a.cqs[arg&evMask]; cq.armed && !cq.closed {
+			q.raise(cq)
+		} else {
+			cq.msixBusy = false
+		}
+		return
+	}
 	if arg&^evMask == irqEvMSIX { // an armed CQ notifies once
 		cq := q.a.cqs[arg&evMask]
 		cq.msixBusy = false
@@ -58,15 +67,16 @@ func (q *interrupts) Handle(now sim.Tick, arg uint64) {
 	}
 }
 
-// raise sends the CQ's MSI-X.
+// raise sends the CQ's MSI-X. When the DMA engine's MSI-X queue is full
+// the interrupt stays on its way (msixBusy) and tries again a cycle later:
+// the CQ may get no other CQE to carry it.
 func (q *interrupts) raise(cq *CQ) {
 	cq.timerArmed = false
 	cq.modCount = 0
 	cq.msixBusy = true
-	q.a.Stats.Interrupts++
 	if err := q.a.mmio.MSIX(q, irqEvMSIX|uint64(cq.num)); err != nil {
-		// The MSI-X queue is full: try again at the next CQE.
-		cq.msixBusy = false
-		q.a.Stats.Interrupts--
+		q.a.eng.After(q.a.clock.Period, sim.PrioDefault, q, irqEvRetry|uint64(cq.num))
+		return
 	}
+	q.a.Stats.Interrupts++
 }
