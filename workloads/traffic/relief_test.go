@@ -1,0 +1,201 @@
+package traffic
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
+	"github.com/nicsim/nicsim/workloads"
+)
+
+var reliefScan = flag.Bool("relief.scan", false, "relieve every adapter setting on every preset and load (make relief-scan), not the two loads of the short scan")
+
+// reliefLoads are the relief scan's loads: each kind at a load that
+// saturates something, in 200 us (2 ms for register_mr, whose operations
+// take the firmware's tens of microseconds).
+var reliefLoads = []struct{ name, adapter, gen string }{
+	{"fr-inline", "", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 1}"},
+	{"fr-dma", "", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 8, inline_page_list: false}"},
+	{"fr-doorbell", "nic: {wqe_by_mmio: false}", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 1}"},
+	{"bind", "", "{name: g, kind: bind_invalidate, streams: 16, outstanding: 8}"},
+	{"write64", "", "{name: g, kind: rdma_write, streams: 16, outstanding: 8, size_bytes: 64}"},
+	{"read64", "", "{name: g, kind: rdma_read, streams: 16, outstanding: 8, size_bytes: 64}"},
+	{"send64", "", "{name: g, kind: send, streams: 16, outstanding: 8, size_bytes: 64}"},
+	{"write4k", "", "{name: g, kind: rdma_write, streams: 16, outstanding: 8, size_bytes: 4096}"},
+	{"read4k", "", "{name: g, kind: rdma_read, streams: 16, outstanding: 8, size_bytes: 4096}"},
+	{"send4k", "", "{name: g, kind: send, streams: 16, outstanding: 8, size_bytes: 4096}"},
+	{"write64k", "", "{name: g, kind: rdma_write, streams: 2, outstanding: 4, size_bytes: 65536, remote_pages: 32}"},
+	{"fr-write-send-inv", "", "{name: g, kind: fr_write_send_inv, streams: 16, outstanding: 4}"},
+	{"register_mr", "", "{name: g, kind: register_mr, outstanding: 8, pages: 16}"},
+	{"dma-read", "", "{name: g, kind: dma_read, size_bytes: 256, outstanding: 32}"},
+	{"dma-write", "", "{name: g, kind: dma_write, size_bytes: 256, outstanding: 32}"},
+}
+
+// reliefShort is the short scan of every test run: the load whose what-if
+// once went the wrong way (twice the TPT write slots lowered
+// fr_write_send_inv's rate by 10 % on nfp6000-e5) and one that reads
+// payloads ahead of a slower wire.
+var reliefShort = map[string][]string{"nfp6000-e5": {"fr-write-send-inv"}, "connectx-5": {"write4k"}}
+
+// reliefSkip are the adapter settings a relief leaves alone: addresses,
+// table and object limits, sizes the workload's requests depend on, and
+// choices that are not capacities (a policy, a flag, a status, the link's
+// shape, which the link relief changes as a whole).
+var reliefSkip = regexp.MustCompile(`base_addr|key_table_entries_max|mtt_entries_max|qps_max|cqs_max|mrs_max|mws_max|` +
+	`host_memory_pages_max|max_.*size|frmr_page_count|defer_chain_max|mr_pool_entries|wqe_bytes|doorbell_bytes|command_bytes|` +
+	`entry_bytes|mps_bytes|mrrs_bytes|rcb_bytes|write_bytes_max|rnr_|spread|fraction|iommu|iotlb|^preset|lanes|\.gen$|ecrc|addr64|` +
+	`split|policy|ways|line_bytes|max_cq_depth|max_initiator_queue_depth|max_receive_queue_depth|header_bytes|framing_bytes|mtu|` +
+	`cqe_bytes|moderation|clock_period|exec_engines|status|register_mr_inline|read_sink|rotate|wqe_by_mmio|` +
+	`inline_page_list_entries_max|nph_credits|npd_credits|cplh|cpld|alloc`)
+
+// reliefTime matches the settings that are times: a relief halves them;
+// it doubles every other (a count, a depth, a rate, a capacity).
+var reliefTime = regexp.MustCompile(`(_ns|_ps|latency_cycles|interval_cycles|request_cycles)$|_ps_per_|per_byte_ns`)
+
+// relief is one what-if that gives a resource more: a name and its --set
+// overrides.
+type relief struct {
+	name string
+	sets []string
+}
+
+// reliefsOf lists the reliefs of adapter a: every setting the scan moves,
+// one at a time, then the NIC clock twice as fast and the link twice as
+// wide (one generation more at 16 lanes).
+func reliefsOf(t *testing.T, a workloads.Adapter) []relief {
+	b, err := json.Marshal(a)
+	require.NoError(t, err)
+	var tree map[string]any
+	require.NoError(t, json.Unmarshal(b, &tree))
+	var out []relief
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(strings.TrimPrefix(path+"."+k, "."), v[k])
+			}
+		case float64:
+			if r, ok := reliefOf(path, v); ok {
+				out = append(out, r)
+			}
+		}
+	}
+	walk("", tree)
+	clock := a.NIC.ClockPeriodPS / 2
+	lanes, gen := min(2*a.PCIe.Lanes, 16), a.PCIe.Gen
+	if a.PCIe.Lanes == 16 {
+		gen = min(gen+1, 5)
+	}
+	return append(out,
+		relief{"NIC clock x2", []string{fmt.Sprintf("adapter.nic.clock_period_ps=%d", clock), fmt.Sprintf("adapter.mtt.clock_period_ps=%d", clock)}},
+		relief{"PCIe link x2", []string{fmt.Sprintf("adapter.pcie.lanes=%d", lanes), fmt.Sprintf("adapter.pcie.gen=%d", gen)}})
+}
+
+// reliefOf is the relief of the setting at path whose value is v: a time
+// halved (whole units stay whole), anything else doubled; false for a
+// setting the scan leaves alone, or one already at nothing.
+func reliefOf(path string, v float64) (relief, bool) {
+	if v == 0 || reliefSkip.MatchString(path) {
+		return relief{}, false
+	}
+	nv := v * 2
+	if reliefTime.MatchString(path) {
+		if nv = v / 2; v == float64(int64(v)) {
+			nv = float64(int64(v) / 2)
+		}
+		if nv == 0 {
+			return relief{}, false
+		}
+	}
+	set := fmt.Sprintf("adapter.%s=%v", path, nv)
+	return relief{path, []string{set}}, true
+}
+
+// A relief never costs throughput: halving any time of the adapter or
+// doubling any capacity, the NIC clock or the link lowers no generator's
+// rate by more than 3 % (same-time ordering moves a figure by less). A
+// relief that made a receiver write fewer of its own registration writes
+// once did: twice the TPT write slots lowered nfp6000-e5's
+// fr_write_send_inv by 10 %. The short scan runs those loads that once
+// went wrong; -relief.scan (make relief-scan) runs every preset on every
+// load, about 6,600 runs.
+func TestReliefNeverLowersThroughput(t *testing.T) {
+	for _, preset := range workloads.PresetNames() {
+		for _, ld := range reliefLoads {
+			if !*reliefScan && !slices.Contains(reliefShort[preset], ld.name) {
+				continue
+			}
+			t.Run(preset+"/"+ld.name, func(t *testing.T) {
+				t.Parallel()
+				checkReliefs(t, reliefSource(preset, ld.adapter, ld.gen, ld.name == "register_mr"))
+			})
+		}
+	}
+}
+
+// reliefSource is the workload file of one load on a preset.
+func reliefSource(preset, adapter, gen string, slow bool) string {
+	if adapter != "" {
+		adapter = ", " + adapter
+	}
+	dur := 200
+	if slow {
+		dur = 2000
+	}
+	return fmt.Sprintf("adapter: {preset: %s%s}\nrun: {seed: 1, warmup_us: 50, duration_us: %d}\ngenerators: [%s]\n", preset, adapter, dur, gen)
+}
+
+// checkReliefs runs src as it is and with each relief, and fails on a
+// relief that lowers the rate by more than 3 %.
+func checkReliefs(t *testing.T, src string) {
+	f := load(t, src)
+	base := reliefRate(t, src)
+	var mu sync.Mutex
+	var worse []string
+	for _, r := range reliefsOf(t, f.Points[0].Adapter) {
+		g, err := runReliefRate(src, r.sets)
+		if err != nil {
+			continue // a value the adapter refuses (a range, a power of two): not a relief it can have
+		}
+		if g.ThroughputMops < 0.97*base.ThroughputMops {
+			mu.Lock()
+			worse = append(worse, fmt.Sprintf("%s: %.3f -> %.3f Mops/s (x%.3f), bound by %s", r.name, base.ThroughputMops, g.ThroughputMops, g.ThroughputMops/base.ThroughputMops, g.BoundBy.Resource))
+			mu.Unlock()
+		}
+	}
+	require.Empty(t, worse, "reliefs that lowered the rate of %.3f Mops/s (bound by %s)", base.ThroughputMops, base.BoundBy.Resource)
+}
+
+// reliefRate runs src with sets and returns its generator's result.
+func reliefRate(t *testing.T, src string, sets ...string) results.GenResult {
+	t.Helper()
+	g, err := runReliefRate(src, sets)
+	require.NoError(t, err)
+	return g
+}
+
+func runReliefRate(src string, sets []string) (results.GenResult, error) {
+	f, err := workloads.LoadBytes("w.yaml", []byte(src), workloads.Options{Sets: sets})
+	if err != nil {
+		return results.GenResult{}, err
+	}
+	r, err := RunFile(f, RunOptions{})
+	if err != nil {
+		return results.GenResult{}, err
+	}
+	return r.Points[0].Generators[0], nil
+}
