@@ -235,25 +235,16 @@ func (r *requester) readPending(now sim.Tick) {
 	r.transmit()
 }
 
-// wakeOnFree asks for a wake-up while messages wait and none is asked for
-// yet: now, when the first waiting packet fits the transmit buffer (room
-// freed by a packet that will not be sent, or a packet without payload at
-// the head), else when the buffer next frees bytes. With neither, the
-// packets that hold the buffer have not left yet, and transmit asks again
-// when they do.
+// wakeOnFree asks for a wake-up while messages wait (txBuffer.wake): now
+// when the first waiting packet fits the transmit buffer (room freed by a
+// packet that will not be sent, or a packet without payload at the head),
+// else when the buffer next frees bytes; transmit asks again as packets
+// leave.
 func (r *requester) wakeOnFree() {
 	if r.pend.Len() == 0 || r.tx.waking {
 		return
 	}
-	now := r.a.eng.Now()
-	at, ok := r.tx.nextFree()
-	if r.headFits(now) {
-		at, ok = now, true
-	}
-	if ok {
-		r.tx.waking = true
-		r.a.eng.Schedule(at, sim.PrioDefault, r, reqEvTxFree)
-	}
+	r.tx.wake(r.a.eng, r.headFits(r.a.eng.Now()), r, reqEvTxFree)
 }
 
 // headFits reports whether the first waiting packet can go now: it has

@@ -94,15 +94,7 @@ func (r *responder) readMore(now sim.Tick) {
 
 // wakeOnFree asks for a wake-up when the transmit buffer next frees bytes
 // (a response packet has left), unless one is asked for already.
-func (r *responder) wakeOnFree() {
-	if r.tx.waking {
-		return
-	}
-	if at, ok := r.tx.nextFree(); ok {
-		r.tx.waking = true
-		r.a.eng.Schedule(at, sim.PrioDefault, r, rxEvTxFree)
-	}
-}
+func (r *responder) wakeOnFree() { r.tx.wake(r.a.eng, false, r, rxEvTxFree) }
 
 // dmaDone records the end of the DMA of packet k of o: a Write or Send is
 // done when every packet is placed; a Read's packet may leave (respond).

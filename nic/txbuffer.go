@@ -65,11 +65,21 @@ func (b *txBuffer) drop(now sim.Tick, n uint64) {
 	b.meter.Set(now, b.used)
 }
 
-// nextFree is when bytes are next freed; false when none are held by a
-// packet on its way out.
-func (b *txBuffer) nextFree() (sim.Tick, bool) {
-	if b.frees.Len() == 0 {
-		return 0, false
+// wake asks for h.Handle(at, arg), unless one is asked for already: at
+// now when what waits fits now, else when bytes are next freed. With
+// neither, the packets that hold the buffer have not left yet, and their
+// owner asks again when they do. The handler clears waking.
+func (b *txBuffer) wake(eng *sim.Engine, fitsNow bool, h sim.Handler, arg uint64) {
+	if b.waking {
+		return
 	}
-	return b.frees.Front().at, true
+	switch {
+	case fitsNow:
+		eng.Schedule(eng.Now(), sim.PrioDefault, h, arg)
+	case b.frees.Len() > 0: // a time past, not settled yet: now
+		eng.Schedule(max(b.frees.Front().at, eng.Now()), sim.PrioDefault, h, arg)
+	default:
+		return
+	}
+	b.waking = true
 }

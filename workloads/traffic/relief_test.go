@@ -17,10 +17,14 @@ import (
 
 var reliefScan = flag.Bool("relief.scan", false, "relieve every adapter setting on every preset and load (make relief-scan), not the two loads of the short scan")
 
+// reliefLoad is one load of a relief scan: a name, the adapter keys it
+// adds to the preset's, and its generator.
+type reliefLoad struct{ name, adapter, gen string }
+
 // reliefLoads are the relief scan's loads: each kind at a load that
 // saturates something, in 200 us (2 ms for register_mr, whose operations
 // take the firmware's tens of microseconds).
-var reliefLoads = []struct{ name, adapter, gen string }{
+var reliefLoads = []reliefLoad{
 	{"fr-inline", "", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 1}"},
 	{"fr-dma", "", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 8, inline_page_list: false}"},
 	{"fr-doorbell", "nic: {wqe_by_mmio: false}", "{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8, pages: 1}"},
@@ -40,7 +44,7 @@ var reliefLoads = []struct{ name, adapter, gen string }{
 
 // reliefLatencyLoads are the loads of the latency scan: one operation in
 // flight, so that nothing queues and each relief can only shorten it.
-var reliefLatencyLoads = []struct{ name, adapter, gen string }{
+var reliefLatencyLoads = []reliefLoad{
 	{"fr-inline", "", "{name: g, kind: fast_register_invalidate, streams: 1, outstanding: 1, pages: 1}"},
 	{"fr-dma", "", "{name: g, kind: fast_register_invalidate, streams: 1, outstanding: 1, pages: 8, inline_page_list: false}"},
 	{"fr-doorbell", "nic: {wqe_by_mmio: false}", "{name: g, kind: fast_register_invalidate, streams: 1, outstanding: 1, pages: 1}"},
@@ -148,17 +152,14 @@ func reliefOf(path string, v float64) (relief, bool) {
 // went wrong; -relief.scan (make relief-scan) runs every preset on every
 // load, about 6,600 runs.
 func TestReliefNeverLowersThroughput(t *testing.T) {
-	for _, preset := range workloads.PresetNames() {
-		for _, ld := range reliefLoads {
-			if !*reliefScan && !slices.Contains(reliefShort[preset], ld.name) {
-				continue
-			}
-			t.Run(preset+"/"+ld.name, func(t *testing.T) {
-				t.Parallel()
-				checkReliefs(t, reliefSource(preset, ld.adapter, ld.gen, ld.name == "register_mr"))
-			})
+	short := func(preset, load string) bool { return *reliefScan || slices.Contains(reliefShort[preset], load) }
+	eachReliefLoad(t, reliefLoads, short, func(base, g results.GenResult) string {
+		if g.ThroughputMops >= 0.97*base.ThroughputMops {
+			return ""
 		}
-	}
+		return fmt.Sprintf("%.3f -> %.3f Mops/s (x%.3f), bound by %s before and %s after", base.ThroughputMops, g.ThroughputMops,
+			g.ThroughputMops/base.ThroughputMops, base.BoundBy.Resource, g.BoundBy.Resource)
+	})
 }
 
 // A relief never makes an operation slower alone: with one operation in
@@ -169,32 +170,30 @@ func TestReliefNeverRaisesUnloadedLatency(t *testing.T) {
 	if !*reliefScan {
 		t.Skip("the latency scan runs with -relief.scan (make relief-scan)")
 	}
+	all := func(string, string) bool { return true }
+	eachReliefLoad(t, reliefLatencyLoads, all, func(base, g results.GenResult) string {
+		if g.LatencyNS.P50 <= 1.005*base.LatencyNS.P50 {
+			return ""
+		}
+		return fmt.Sprintf("p50 %.1f -> %.1f ns (x%.4f)", base.LatencyNS.P50, g.LatencyNS.P50, g.LatencyNS.P50/base.LatencyNS.P50)
+	})
+}
+
+// eachReliefLoad runs, in parallel subtests, each load that run picks on
+// every preset, as it is and with each relief, and fails a load on the
+// reliefs whose result worse (comparing it with the load's own) reports.
+func eachReliefLoad(t *testing.T, loads []reliefLoad, run func(preset, load string) bool, worse func(base, g results.GenResult) string) {
 	for _, preset := range workloads.PresetNames() {
-		for _, ld := range reliefLatencyLoads {
+		for _, ld := range loads {
+			if !run(preset, ld.name) {
+				continue
+			}
 			t.Run(preset+"/"+ld.name, func(t *testing.T) {
 				t.Parallel()
-				checkReliefLatency(t, reliefSource(preset, ld.adapter, ld.gen, ld.name == "register_mr"))
+				checkReliefs(t, reliefSource(preset, ld.adapter, ld.gen, ld.name == "register_mr"), worse)
 			})
 		}
 	}
-}
-
-// checkReliefLatency runs src as it is and with each relief, and fails on
-// a relief that raises the median latency by more than 0.5 %.
-func checkReliefLatency(t *testing.T, src string) {
-	f := load(t, src)
-	base := reliefRate(t, src)
-	var slower []string
-	for _, r := range reliefsOf(t, f.Points[0].Adapter) {
-		g, err := runReliefRate(src, r.sets)
-		if err != nil {
-			continue // a value the adapter refuses: not a relief it can have
-		}
-		if g.LatencyNS.P50 > 1.005*base.LatencyNS.P50 {
-			slower = append(slower, fmt.Sprintf("%s: p50 %.1f -> %.1f ns (x%.4f)", r.name, base.LatencyNS.P50, g.LatencyNS.P50, g.LatencyNS.P50/base.LatencyNS.P50))
-		}
-	}
-	require.Empty(t, slower, "reliefs that raised the median latency of %.1f ns", base.LatencyNS.P50)
 }
 
 // reliefSource is the workload file of one load on a preset.
@@ -209,22 +208,22 @@ func reliefSource(preset, adapter, gen string, slow bool) string {
 	return fmt.Sprintf("adapter: {preset: %s%s}\nrun: {seed: 1, warmup_us: 50, duration_us: %d}\ngenerators: [%s]\n", preset, adapter, dur, gen)
 }
 
-// checkReliefs runs src as it is and with each relief, and fails on a
-// relief that lowers the rate by more than 3 %.
-func checkReliefs(t *testing.T, src string) {
+// checkReliefs runs src as it is and with each relief, and fails on the
+// reliefs worse reports.
+func checkReliefs(t *testing.T, src string, worse func(base, g results.GenResult) string) {
 	f := load(t, src)
 	base := reliefRate(t, src)
-	var worse []string
+	var bad []string
 	for _, r := range reliefsOf(t, f.Points[0].Adapter) {
 		g, err := runReliefRate(src, r.sets)
 		if err != nil {
 			continue // a value the adapter refuses (a range, a power of two): not a relief it can have
 		}
-		if g.ThroughputMops < 0.97*base.ThroughputMops {
-			worse = append(worse, fmt.Sprintf("%s: %.3f -> %.3f Mops/s (x%.3f), bound by %s", r.name, base.ThroughputMops, g.ThroughputMops, g.ThroughputMops/base.ThroughputMops, g.BoundBy.Resource))
+		if w := worse(base, g); w != "" {
+			bad = append(bad, r.name+": "+w)
 		}
 	}
-	require.Empty(t, worse, "reliefs that lowered the rate of %.3f Mops/s (bound by %s)", base.ThroughputMops, base.BoundBy.Resource)
+	require.Empty(t, bad, "reliefs that made it worse")
 }
 
 // reliefRate runs src with sets and returns its generator's result.
