@@ -23,10 +23,15 @@ func newPair(t testing.TB, spec Spec) *pair { return newPairWire(t, spec, Defaul
 
 // newPairWire is newPair joined by a wire of ws.
 func newPairWire(t testing.TB, spec Spec, ws WireSpec) *pair {
+	return newPairLinks(t, spec, ws, pcie.DefaultSpec(), pcie.DefaultSpec())
+}
+
+// newPairLinks is newPairWire with PCIe links of la (host a) and lb.
+func newPairLinks(t testing.TB, spec Spec, ws WireSpec, la, lb pcie.Spec) *pair {
 	t.Helper()
 	env := sim.NewEnv(1)
-	side := func(name string) *harness {
-		link, err := pcie.New(name+".PCIe", pcie.DefaultSpec(), env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
+	side := func(name string, ls pcie.Spec) *harness {
+		link, err := pcie.New(name+".PCIe", ls, env, sim.ClockDomain{Period: sim.Tick(spec.ClockPeriodPS)})
 		require.NoError(t, err)
 		a, err := New(name, spec, env, link, link.DMA())
 		require.NoError(t, err)
@@ -36,7 +41,7 @@ func newPairWire(t testing.TB, spec Spec, ws WireSpec) *pair {
 		require.Equal(t, StatusSuccess, st)
 		return &harness{t: t, env: env, link: link, a: a, pd: pd, cq: cq}
 	}
-	p := &pair{t: t, env: env, a: side("A"), b: side("B")}
+	p := &pair{t: t, env: env, a: side("A", la), b: side("B", lb)}
 	w, err := NewWire("Wire", ws, p.a.a, p.b.a)
 	require.NoError(t, err)
 	p.wire = w

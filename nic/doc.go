@@ -104,7 +104,7 @@
 // Every resource that can bind a throughput meters its busy time on the
 // simulation's sim.Meters (docs/nic.md, "Meters"): each pipeline block,
 // the posting cores, the firmware, the responder and its buffer, the
-// requester's transmit buffer, the page-list reads, the WQE reads and each
+// transmit buffers and the requester's receive buffer, the page-list reads, the WQE reads and each
 // QP's fetch, the wire's directions.
 //
 // # Registration, windows and the remote data path
@@ -123,7 +123,10 @@
 // transmit buffer (txbuffer.go; the requester's or the responder's) from
 // its payload read until it has left on the wire, so a NIC whose wire is
 // slower than its link reads only as far ahead of the wire as that buffer
-// holds. A Send that finds no receive posted meets an RNR NAK, and its QP's
+// holds. A Read response packet is sent only when it has room in the
+// requester's receive buffer (rxbuffer.go), which it holds until it is
+// placed, so a requester whose link places slower than the peer reads
+// stops the peer's reads instead of queueing their data. A Send that finds no receive posted meets an RNR NAK, and its QP's
 // requests go again after the RNR timer (rnr.go, InfiniBand RC semantics).
 // Each adapter has a HostMemory holding real bytes, and its responder
 // checks every remote access through mtt's timed Translator before any

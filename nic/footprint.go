@@ -59,8 +59,9 @@ func (o ObjectBytes) CQBytes(depth uint64) uint64 { return o.CQ + AllocBytes(dep
 // before any object is created: its translation unit
 // (spec.TPT.TableBytes), the hazard scoreboard (an entry per key), every
 // pipeline stage's in-flight records and input queue (on every engine),
-// and the WQE fetch slots; and the payloads its two transmit buffers hold
-// at most (Spec.TxBufferBytes each), allocated as their packets are read.
+// and the WQE fetch slots; and the payloads its two transmit buffers
+// (Spec.TxBufferBytes each) and its receive buffer (Spec.RxBufferBytes)
+// hold at most, allocated as their packets are read or arrive.
 func TableBytes(spec Spec) uint64 {
 	b := spec.TPT.TableBytes() + uint64(spec.TPT.KeyTableEntriesMax)*uint64(unsafe.Sizeof(hazard{}))
 	b += stageBytes(spec.Doorbell, 0, 0)
@@ -71,7 +72,7 @@ func TableBytes(spec Spec) uint64 {
 	b += uint64(spec.ExecEngines) * perEngine
 	b += uint64(spec.WQEFetchOutstandingMax) * (uint64(unsafe.Sizeof(fetchSlot{})) + 4)
 	b += ringSlots(uint64(spec.Scheduler.QueueDepth)) * (uint64(unsafe.Sizeof(fetchReq{})) + 16)
-	return b + 2*spec.TxBufferBytes
+	return b + 2*spec.TxBufferBytes + spec.RxBufferBytes
 }
 
 // portSlotBytes bounds one entry of a stage's input queue (an item and its

@@ -95,6 +95,9 @@ func newFuzzWorld(t testing.TB, c chooser) *fzWorld {
 	// A transmit buffer of one or two packets makes Writes and Sends wait
 	// for room behind one another.
 	sp.TxBufferBytes = []uint64{PageSizeBytes, 2 * PageSizeBytes, 64 << 10}[c.intn(3)]
+	// A receive buffer of one or two packets makes Read responses wait
+	// for the requester's placements.
+	sp.RxBufferBytes = []uint64{PageSizeBytes, 2 * PageSizeBytes, 64 << 10}[c.intn(3)]
 	w := &fzWorld{t: t, c: c, p: newPair(t, sp), byCtx: map[uint64]*fzQP{}, reqs: map[uint64]*fzReq{}}
 	for i, h := range []*harness{w.p.a, w.p.b} {
 		w.hosts[i] = w.newHost(i, h)

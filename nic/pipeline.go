@@ -17,7 +17,8 @@ func (a *Adapter) build() error {
 	a.tpt.OnWriteSlotFree(&a.tptWrites)
 	a.fw.init(a)
 	a.req.a = a
-	a.req.tx.init(a, a.name+".Requester.TxBuffer")
+	a.req.tx.init(a, a.name+".Requester.TxBuffer", a.spec.TxBufferBytes)
+	a.req.rx.init(a, a.name+".Requester.RxBuffer", a.spec.RxBufferBytes)
 	a.resp.init(a)
 	a.dataDMA.a = a
 	a.hazards.entries = make([]hazard, a.spec.TPT.KeyTableEntriesMax)

@@ -23,6 +23,11 @@ type requester struct {
 	sent    uint64 // packets that have left: out[head] is packet number sent
 	scratch []uint64
 	tx      txBuffer
+	// rx holds Read response packets from when the peer sends them until
+	// they are placed (rxbuffer.go); rxWaiting: the peer's responder waits
+	// for room in it.
+	rx        txBuffer
+	rxWaiting bool
 	// pend holds, in execution order, the messages whose packets wait for
 	// room in tx, and the packets without payload behind them.
 	pend sim.FIFO[pendMsg]
@@ -51,6 +56,10 @@ const (
 	reqEvPlaced  = 2 << evShift // Read data placed in host memory: qpn<<32 | slot
 	reqEvRetry   = 3 << evShift // an RNR timer ran out: qpn
 	reqEvTxFree  = 4 << evShift // packets left: room in the transmit buffer
+
+	// reqPlacedLast marks the placement of a Read response's last packet
+	// (its size is what the MTU-sized packets before it leave).
+	reqPlacedLast = 1 << (evShift - 1)
 )
 
 var _ sim.Handler = (*requester)(nil)
@@ -71,9 +80,11 @@ func (r *requester) Handle(now sim.Tick, arg uint64) {
 		r.readPending(now)
 		return
 	}
-	qp := r.a.qps[(arg&evMask)>>32]
+	qp := r.a.qps[(arg&evMask&^reqPlacedLast)>>32]
 	idx := uint64(uint32(arg))
-	if w := qp.slot(idx); w.segsLeft > 1 {
+	w := qp.slot(idx)
+	r.rxFree(now, r.placedBytes(w, arg))
+	if w.segsLeft > 1 {
 		w.segsLeft--
 		return
 	}
@@ -338,6 +349,9 @@ func (r *requester) answer(now sim.Tick, p packet) {
 		if r.place(qp, w, &p) {
 			return // finished when the data is placed
 		}
+		if n := uint64(len(p.data)); n > 0 {
+			r.rxFree(now, n) // not placed: its room frees as it arrives
+		}
 		if w.segsLeft--; w.segsLeft > 0 {
 			return // more packets of the response follow
 		}
@@ -364,7 +378,11 @@ func (r *requester) place(qp *QP, w *wr, p *packet) bool {
 	o, n := a.wire.spec.segment(p.length, uint64(p.seg))
 	pages, off := pagesAt(w.pages, w.fbo, o)
 	a.mem.writePages(pages, off, p.data)
-	a.dataDMA.payload(true, r, pages[0]+off, n, reqEvPlaced|uint64(qp.num)<<32|p.wrIdx&qp.slotMask)
+	arg := reqEvPlaced | uint64(qp.num)<<32 | p.wrIdx&qp.slotMask
+	if !p.more {
+		arg |= reqPlacedLast
+	}
+	a.dataDMA.payload(true, r, pages[0]+off, n, arg)
 	return true
 }
 

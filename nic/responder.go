@@ -63,7 +63,7 @@ func (r *responder) init(a *Adapter) {
 	r.a = a
 	r.meter = a.meter(a.name+".Responder", "items/interval", 1)
 	r.buffer = a.meter(a.name+".Responder.Buffer", "messages", uint64(a.spec.Responder.QueueDepth))
-	r.tx.init(a, a.name+".Responder.TxBuffer")
+	r.tx.init(a, a.name+".Responder.TxBuffer", a.spec.TxBufferBytes)
 }
 
 // reserve takes a buffer slot for a request the peer is about to send;
@@ -150,6 +150,7 @@ const (
 	rxEvServed = 4 << evShift // a message's first packet served
 	rxEvMore   = 5 << evShift // a later packet served
 	rxEvTxFree = 6 << evShift // response packets left: room in the transmit buffer
+	rxEvRxRoom = 7 << evShift // room in the peer requester's receive buffer
 )
 
 // arrive takes a packet from the wire: a message's first packet begins a
@@ -192,6 +193,9 @@ func (r *responder) Handle(now sim.Tick, arg uint64) {
 	case rxEvTxFree:
 		r.tx.waking = false
 		r.readMore(now)
+		return
+	case rxEvRxRoom:
+		r.pump(now)
 		return
 	}
 	id := int(uint32(arg))

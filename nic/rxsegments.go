@@ -109,12 +109,17 @@ func (r *responder) dmaDone(o *rxOp, k uint64) {
 }
 
 // respond sends, in order, the response packets of Read id whose DMA
-// reads are done; the Read is done when the last has left.
+// reads are done, each once it has room in the peer requester's receive
+// buffer (rxbuffer.go); the Read is done when the last has left.
 func (r *responder) respond(id int) {
 	a := r.a
 	o := r.ops[id]
+	peer := &a.wire.ends[1-a.wireEnd].req
 	for ; o.moved < o.segs && o.rdone[o.moved/64]&(1<<(o.moved%64)) != 0; o.moved++ {
 		k := o.moved
+		if !peer.rxTake(a.eng.Now(), uint64(len(o.data[k]))) {
+			break // woken by rxFree
+		}
 		p := packet{kind: pktReadResp, dstQP: a.qps[o.p.dstQP].peer, wrIdx: o.p.wrIdx, length: o.p.length,
 			seg: k, more: k+1 < o.segs, data: o.data[k]}
 		o.data[k] = nil

@@ -225,6 +225,19 @@ type Spec struct {
 	// trip (docs/sources.md 1.1: 0.53 to 1.13 us for 8 B to 2 KiB). The meters
 	// NIC.Requester.TxBuffer and NIC.Responder.TxBuffer show when one binds.
 	TxBufferBytes uint64 `json:"tx_buffer_bytes"`
+	// RxBufferBytes is the requester's receive buffer for Read response
+	// packets: NIC memory that holds a packet from the moment the peer's
+	// responder sends it until its DMA write has placed it in host memory
+	// (rxbuffer.go). The responder sends a response packet only when it
+	// has room here (link-level flow control, as for requests and the
+	// responder's buffer), so a requester whose PCIe link places slower
+	// than the peer reads stops the peer instead of letting it read ahead.
+	// Assumed 64 KiB, as the transmit buffers: no RNIC publishes it; a
+	// designer sizes it to keep the wire busy across a flow-control round
+	// trip, and 64 KiB is about two and a half times what a 200 Gb/s port
+	// delivers in two wire latencies of 500 ns (WireSpec.LatencyNS). The
+	// meter NIC.Requester.RxBuffer shows when it binds.
+	RxBufferBytes uint64 `json:"rx_buffer_bytes"`
 
 	// WQEFetchBatchMax is the most WQEs one fetch reads. 64: Connect-IB and
 	// newer read all new WQEs of a QP in one DMA (docs/sources.md 2); 64 is
@@ -324,6 +337,7 @@ func DefaultSpec() Spec {
 
 		ResponderBytesPerCycle: 64,
 		TxBufferBytes:          64 << 10,
+		RxBufferBytes:          64 << 10,
 
 		WQEFetchBatchMax:       64,
 		WQEFetchOutstandingMax: 16,
@@ -400,6 +414,7 @@ func (s Spec) Validate() error {
 		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
 		{"responder_bytes_per_cycle", s.ResponderBytesPerCycle, in(s.ResponderBytesPerCycle, 1, 4096), "1..4096"},
 		{"tx_buffer_bytes", s.TxBufferBytes, in(s.TxBufferBytes, 4096, 1<<30), "4096..2^30"},
+		{"rx_buffer_bytes", s.RxBufferBytes, in(s.RxBufferBytes, 4096, 1<<30), "4096..2^30"},
 		{"moderation_cqes", s.ModerationCQEs, in(s.ModerationCQEs, 1, 1<<16), "1..65536"},
 		{"moderation_time_ns", s.ModerationTimeNS, s.ModerationTimeNS <= 1_000_000_000, "0..1e9"},
 	})

@@ -112,6 +112,7 @@ type Stats struct {
 	RemoteTranslateStalls   uint64 `stat:"DataPath.TranslateStalls" unit:"events" desc:"responder waits for a translator slot"`
 	DataDMABytes            uint64 `stat:"DataPath.DMABytes" unit:"bytes" desc:"payload bytes moved by data DMAs"`
 	TxBufferWaits           uint64 `stat:"DataPath.TxBufferWaits" unit:"messages" desc:"Write and Send messages whose packets waited for room in the transmit buffer"`
+	RxBufferWaits           uint64 `stat:"DataPath.RxBufferWaits" unit:"waits" desc:"times the peer's Read response packets waited for room in the requester's receive buffer"`
 	CQOverruns              uint64 `stat:"DataPath.CQOverruns" unit:"CQEs" desc:"receive CQEs dropped: CQ full"`
 	ResponderFull           uint64 `stat:"Responder.FullStalls" unit:"events" desc:"requests the peer held: the responder's buffer was full"`
 

@@ -29,9 +29,9 @@ type txFree struct {
 	n  uint64
 }
 
-// init sizes the buffer by the adapter's spec and meters it as name.
-func (b *txBuffer) init(a *Adapter, name string) {
-	b.max = a.spec.TxBufferBytes
+// init sizes the buffer at max bytes and meters it as name.
+func (b *txBuffer) init(a *Adapter, name string, max uint64) {
+	b.max = max
 	b.meter = a.meter(name, "bytes", b.max)
 }
 
@@ -58,7 +58,8 @@ func (b *txBuffer) take(now sim.Tick, n uint64) bool {
 // (at is no earlier than any time given before).
 func (b *txBuffer) leaves(at sim.Tick, n uint64) { b.frees.Push(txFree{at, n}) }
 
-// drop frees n bytes at now: a packet that will not be sent.
+// drop frees n bytes at now: a packet that will not be sent, or (in a
+// receive buffer) one that has been placed or dropped.
 func (b *txBuffer) drop(now sim.Tick, n uint64) {
 	b.settle(now)
 	b.used -= n

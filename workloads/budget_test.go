@@ -21,7 +21,7 @@ func TestMemoryBudgetRefusesWhatAFileCannotHold(t *testing.T) {
 		{"run: {duration_us: 5}\nadapter: {nic: {exec_engines: 64, parse: {latency_cycles: 100000, items_per_cycle: 64}}}\ngenerators: [{kind: dma_read}]\n",
 			"w.yaml:2:10: adapter: the run needs an estimated 16.1 GiB, more than run.memory_max_bytes = 4.0 GiB: adapter tables 16.0 GiB"},
 		{"run: {duration_us: 5, memory_max_bytes: 16777216}\ngenerators: [{name: o, kind: dma_read, streams: 64, arrival: {rate_mops: 1}}]\n",
-			"w.yaml:2:62: generators.o.arrival.backlog_max: the run needs an estimated 176.3 MiB, more than run.memory_max_bytes = 16.0 MiB: open-loop backlogs 128.0 MiB"},
+			"w.yaml:2:62: generators.o.arrival.backlog_max: the run needs an estimated 176.4 MiB, more than run.memory_max_bytes = 16.0 MiB: open-loop backlogs 128.0 MiB"},
 	} {
 		msg := loadErr(t, c.src)
 		require.Contains(t, msg, c.want, c.src)
@@ -68,6 +68,6 @@ func TestMemoryBudgetCountsEverySweepPoint(t *testing.T) {
 		vals[i] = strconv.Itoa(i + 1)
 	}
 	src := "run: {duration_us: 5, memory_max_bytes: 67108864}\ngenerators: [{kind: dma_read}]\nsweep:\n  run.seed: [" + strings.Join(vals, ", ") + "]\n"
-	require.Contains(t, loadErr(t, src), "w.yaml:4:3: sweep: the run needs an estimated 136.9 MiB, more than run.memory_max_bytes = 64.0 MiB: 64 points' results (88.8 MiB) and the largest point")
+	require.Contains(t, loadErr(t, src), "w.yaml:4:3: sweep: the run needs an estimated 137.0 MiB, more than run.memory_max_bytes = 64.0 MiB: 64 points' results (88.8 MiB) and the largest point")
 	load(t, strings.Replace(src, "67108864", "268435456", 1))
 }

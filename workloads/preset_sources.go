@@ -143,6 +143,7 @@ var nicSources = func() []ValueSource {
 		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
 		{"nic.responder_bytes_per_cycle", "docs/sources.md 7: 512-bit (64 B) datapaths of FPGA RNICs (Coyote, ERNIC)"},
 		{"nic.tx_buffer_bytes", "assumed: 64 KiB, about 2.5x what a 200 Gb/s port sends during a 1 us payload read (docs/sources.md 1.1); no RNIC publishes its transmit buffer"},
+		{"nic.rx_buffer_bytes", "assumed: 64 KiB, about 2.5x what a 200 Gb/s port delivers in two one-way wire latencies of 500 ns (a flow-control round trip); no RNIC publishes its receive buffer"},
 		{"nic.moderation_cqes", "assumed: no interrupt moderation by default"},
 		{"nic.moderation_time_ns", "assumed: no interrupt moderation by default"},
 	}

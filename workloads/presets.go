@@ -175,7 +175,7 @@ var modelRules = map[reflect.Type]map[string]string{
 		"page_list_fetches_max": "1..256", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
 		"moderation_time_ns": "0..1e9", "host_cores": "1..1024", "post_wqe_build_ps": "0..1e9",
 		"post_doorbell_store_ps": "0..1e9", "post_wc_line_ps": "0..1e9", "poll_cqe_ps": "0..1e9",
-		"responder_bytes_per_cycle": "1..4096", "tx_buffer_bytes": "4096..2^30", "rnr_timer_ns": "1..1e9", "rnr_retry": "0..7",
+		"responder_bytes_per_cycle": "1..4096", "tx_buffer_bytes": "4096..2^30", "rx_buffer_bytes": "4096..2^30", "rnr_timer_ns": "1..1e9", "rnr_retry": "0..7",
 	},
 	reflect.TypeFor[nic.StageSpec](): {
 		"latency_cycles": "1..100000", "items_per_cycle": "1..64", "interval_cycles": "1..100000", "queue_depth": "1..4096",
