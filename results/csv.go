@@ -24,8 +24,9 @@ import (
 //
 // A cell is empty where there is no data: a hit rate without lookups,
 // a latency without samples, a rate over an empty window. The columns come
-// from the schema's fields (json names, `csv` tags to rename, inline or
-// skip, `nodata` tags naming the field that says whether there is data),
+// from the schema's fields (json names, `csv` tags to rename, inline, join
+// a list of strings with spaces or skip, `nodata` tags naming the field
+// that says whether there is data),
 // so a field added to GenResult or PointResult appears without code here.
 
 // Row types of results.csv.
@@ -58,6 +59,9 @@ func flatten(prefix string, v reflect.Value, out []cell) []cell {
 			continue
 		}
 		text, ok := scalarText(fv)
+		if opts == "join" && fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String {
+			text, ok = strings.Join(fv.Interface().([]string), " "), true
+		}
 		if !ok {
 			continue
 		}

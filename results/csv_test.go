@@ -157,3 +157,20 @@ func TestTwentyCurvesGetDistinctStylesAndTheLegendSitsOutside(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, files, 2)
 }
+
+// TestBoundByNamesTheResourcesSaturatedBesideIt: the summary text and
+// results.csv name the other saturated resources after the bound one
+// (BoundBy.Also; empty column without them), and warnings, a list that is
+// not a figure, are no column.
+func TestBoundByNamesTheResourcesSaturatedBesideIt(t *testing.T) {
+	b := BoundBy{Resource: "B.NIC.PCIe.Down", Utilisation: 1, Also: []string{"NIC.PCIe.Up", "Wire.BtoA"}}
+	require.Equal(t, "B.NIC.PCIe.Down 100% (also NIC.PCIe.Up, Wire.BtoA)", b.String())
+	require.Equal(t, "NIC.PCIe.Up 99%", BoundBy{Resource: "NIC.PCIe.Up", Utilisation: 0.99}.String())
+	r := csvResult()
+	r.Points[0].Generators[0].BoundBy = b
+	r.Points[0].Warnings = []string{"a warning"}
+	col, rows := readCSV(t, r)
+	require.Equal(t, "NIC.PCIe.Up Wire.BtoA", rows[0][col["bound_by_also"]])
+	require.Equal(t, "", rows[2][col["bound_by_also"]])
+	require.NotContains(t, col, "warnings")
+}

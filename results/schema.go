@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nicsim/nicsim/sim"
 	"github.com/nicsim/nicsim/workloads"
@@ -112,11 +113,16 @@ type ResourceUse struct {
 // resources it uses is busy at least BoundUtilisationMin of the window,
 // else BoundWindow (the operations it keeps in flight set the rate, by
 // Little's law). Busiest names the busiest resource for reference when
-// Resource is not one.
+// Resource is not one. Also names, busiest first, the other servers the
+// generator can use that are saturated with Resource: busy at least
+// BoundUtilisationMin and within CoBoundMargin of Resource's utilisation.
+// Relieving Resource alone moves the rate little while one of them stays
+// saturated; relieve them together.
 type BoundBy struct {
-	Resource    string  `json:"resource"`
-	Utilisation float64 `json:"utilisation"` // of Resource, or of Busiest
-	Busiest     string  `json:"busiest,omitempty"`
+	Resource    string   `json:"resource"`
+	Utilisation float64  `json:"utilisation"` // of Resource, or of Busiest
+	Busiest     string   `json:"busiest,omitempty"`
+	Also        []string `json:"also,omitempty" csv:"also,join"`
 }
 
 // What BoundBy.Resource says when it names no resource.
@@ -129,6 +135,14 @@ const (
 	BoundRNRWait = "rnr_wait"
 	// BoundUtilisationMin is how busy a resource must be to bind.
 	BoundUtilisationMin = 0.9
+	// CoBoundMargin is how close to the named resource's utilisation
+	// another must be to be named beside it (BoundBy.Also): 3 percentage
+	// points, a reporting threshold. Over a window of a few hundred
+	// microseconds two resources that both limit a rate read within a
+	// point or two of each other (a link and the buffer that fills in front
+	// of it, two caches' ports), and relieving either alone gives a few
+	// percent at most.
+	CoBoundMargin = 0.03
 )
 
 // String is the bound as the summary table shows it.
@@ -142,7 +156,11 @@ func (b BoundBy) String() string {
 		}
 		return fmt.Sprintf("%s (%s %.0f%%)", b.Resource, b.Busiest, 100*b.Utilisation)
 	}
-	return fmt.Sprintf("%s %.0f%%", b.Resource, 100*b.Utilisation)
+	s := fmt.Sprintf("%s %.0f%%", b.Resource, 100*b.Utilisation)
+	if len(b.Also) > 0 {
+		s += " (also " + strings.Join(b.Also, ", ") + ")"
+	}
+	return s
 }
 
 // ReasonCount counts failures of one reason.

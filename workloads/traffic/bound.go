@@ -1,7 +1,9 @@
 package traffic
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nicsim/nicsim/nic"
@@ -164,12 +166,31 @@ func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) resu
 	case m == nil || m.Utilisation() < results.BoundUtilisationMin:
 		return own(results.BoundWindow)
 	}
-	if s := ms.Busiest(func(m *sim.Meter) bool { return uses(m.Name()) && !m.Held() }); s != nil {
+	server := func(m *sim.Meter) bool { return uses(m.Name()) && !m.Held() }
+	if s := ms.Busiest(server); s != nil {
 		if su := s.Utilisation(); su >= results.BoundUtilisationMin {
-			return results.BoundBy{Resource: s.Name(), Utilisation: su}
+			return results.BoundBy{Resource: s.Name(), Utilisation: su, Also: coBound(ms, server, s)}
 		}
 	}
 	return results.BoundBy{Resource: m.Name(), Utilisation: m.Utilisation()}
+}
+
+// coBound names, busiest first (then by name), the other servers kept
+// that are saturated with s (results.BoundBy.Also).
+func coBound(ms *sim.Meters, keep func(*sim.Meter) bool, s *sim.Meter) []string {
+	floor := max(results.BoundUtilisationMin, s.Utilisation()-results.CoBoundMargin)
+	var near []*sim.Meter
+	for _, m := range ms.List() {
+		if m != s && keep(m) && m.Utilisation() >= floor {
+			near = append(near, m)
+		}
+	}
+	slices.SortStableFunc(near, func(a, b *sim.Meter) int { return cmp.Compare(b.Utilisation(), a.Utilisation()) })
+	var out []string
+	for _, m := range near {
+		out = append(out, m.Name())
+	}
+	return out
 }
 
 // utilisation lists every meter's busy fraction over the window.

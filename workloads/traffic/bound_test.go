@@ -347,3 +347,25 @@ func TestReadsWaitForTheRequesterThatPlacesSlowerThanThePeerReads(t *testing.T) 
 	require.Equal(t, "NIC.PCIe.Up", g.BoundBy.Resource)
 	require.LessOrEqual(t, g.LatencyNS.P99, 1.05*g.LatencyNS.P50)
 }
+
+// Two resources saturated together are both named: random translations
+// that all hit use a port of the MPT cache and one of the MTT cache each
+// cycle, so both are 100 % busy; bound_by names one and Also the other.
+// Twice the named one's ports alone gives nothing (and then bound_by names
+// the other), twice both doubles the rate.
+func TestBoundByAlsoNamesTheResourceSaturatedBesideIt(t *testing.T) {
+	const src = "run: {seed: 4, warmup_us: 50, ops: 5000}\n" +
+		"regions: [{name: data, pages: 512, page_bytes: 4096, rights: [remote_read]}]\n" +
+		"generators: [{name: g, kind: translate, region: data, outstanding: 32, length_bytes: 64, align_bytes: 64, access: remote_read}]\n"
+	const mpt, mttPorts = "adapter.mtt.mpt_cache.ports_per_cycle=2", "adapter.mtt.mtt_cache.ports_per_cycle=2"
+	base := runSrc(t, src).Points[0].Generators[0]
+	require.Equal(t, "NIC.TPT.MPTCache.Ports", base.BoundBy.Resource)
+	require.Equal(t, []string{"NIC.TPT.MTTCache.Ports"}, base.BoundBy.Also)
+	one := runSrc(t, src, mpt).Points[0].Generators[0]
+	both := runSrc(t, src, mpt, mttPorts).Points[0].Generators[0]
+	t.Logf("%.1f M/s; twice the named ports %.1f (%s), twice both %.1f", base.ThroughputMops, one.ThroughputMops, one.BoundBy, both.ThroughputMops)
+	require.InEpsilon(t, base.ThroughputMops, one.ThroughputMops, 0.01)
+	require.Equal(t, "NIC.TPT.MTTCache.Ports", one.BoundBy.Resource)
+	require.Empty(t, one.BoundBy.Also)
+	require.Greater(t, both.ThroughputMops, 1.9*base.ThroughputMops)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,7 +121,8 @@ verdict:
 - **not modelled**: nicsim cannot produce the figure; the note says why.
 
 **Bound by** compares the resource the source names as the limit with the resource nicsim names
-(` + "`bound_by`" + ` in results.json, with its utilisation): ` + "`yes`/`no`" + ` with nicsim's, ` + "`n/a`" + ` when nicsim
+(` + "`bound_by`" + ` in results.json, with its utilisation): ` + "`yes`/`no`" + ` with nicsim's, ` + "`beside`" + ` when
+nicsim names another resource and the source's is among those saturated with it (` + "`also`" + `), ` + "`n/a`" + ` when nicsim
 has no value, ` + "`-`" + ` where the source names none. nicsim names ` + "`window`" + ` when no resource is 90 %
 busy: the operations kept in flight set the rate.
 
@@ -326,6 +328,8 @@ func (o *Outcome) boundByText() string {
 		return cell(b.Source) + ": n/a"
 	case b.matches(got.Resource):
 		return cell(b.Source) + ": yes (`" + got.String() + "`)"
+	case slices.ContainsFunc(got.Also, b.matches):
+		return cell(b.Source) + ": beside (`" + got.String() + "`)"
 	}
 	return cell(b.Source) + ": **no** (`" + got.String() + "`)"
 }
