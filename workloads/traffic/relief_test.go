@@ -41,6 +41,8 @@ var reliefLoads = []reliefLoad{
 	{"register_mr", "", "{name: g, kind: register_mr, outstanding: 8, pages: 16}"},
 	{"dma-read", "", "{name: g, kind: dma_read, size_bytes: 256, outstanding: 32}"},
 	{"dma-write", "", "{name: g, kind: dma_write, size_bytes: 256, outstanding: 32}"},
+	{"translate-hit", "", "{name: g, kind: translate, region: data, outstanding: 32, length_bytes: 64, align_bytes: 64, access: remote_read}"},
+	{"translate-miss", "", "{name: g, kind: translate, region: data, outstanding: 32, length_bytes: 64, align_bytes: 64, access: remote_read}"},
 }
 
 // reliefLatencyLoads are the loads of the latency scan: one operation in
@@ -151,7 +153,7 @@ func reliefOf(path string, v float64) (relief, bool) {
 // once did: twice the TPT write slots lowered nfp6000-e5's
 // fr_write_send_inv by 10 %. The short scan runs those loads that once
 // went wrong; -relief.scan (make relief-scan) runs every preset on every
-// load, about 6,600 runs.
+// load, about 7,500 runs.
 func TestReliefNeverLowersThroughput(t *testing.T) {
 	short := func(preset, load string) bool { return *reliefScan || slices.Contains(reliefShort[preset], load) }
 	eachReliefLoad(t, reliefLoads, short, func(base, g results.GenResult) string {
@@ -202,23 +204,30 @@ func reliefScans(loads []reliefLoad, run func(preset, load string) bool) []relie
 	for _, preset := range workloads.PresetNames() {
 		for _, ld := range loads {
 			if run(preset, ld.name) {
-				out = append(out, reliefScanLoad{preset + "/" + ld.name, reliefSource(preset, ld.adapter, ld.gen, ld.name == "register_mr")})
+				out = append(out, reliefScanLoad{preset + "/" + ld.name, reliefSource(preset, ld)})
 			}
 		}
 	}
 	return out
 }
 
-// reliefSource is the workload file of one load on a preset.
-func reliefSource(preset, adapter, gen string, slow bool) string {
+// reliefSource is the workload file of load ld on a preset.
+func reliefSource(preset string, ld reliefLoad) string {
+	adapter := ld.adapter
 	if adapter != "" {
 		adapter = ", " + adapter
 	}
 	dur := 200
-	if slow {
+	if ld.name == "register_mr" {
 		dur = 2000
 	}
-	return fmt.Sprintf("adapter: {preset: %s%s}\nrun: {seed: 1, warmup_us: 50, duration_us: %d}\ngenerators: [%s]\n", preset, adapter, dur, gen)
+	return fmt.Sprintf("adapter: {preset: %s%s}\nrun: {seed: 1, warmup_us: 50, duration_us: %d}\ngenerators: [%s]\n%s", preset, adapter, dur, ld.gen, reliefRegions[ld.name])
+}
+
+// reliefRegions are the regions of the loads that translate over one.
+var reliefRegions = map[string]string{
+	"translate-hit":  "regions: [{name: data, pages: 512, page_bytes: 4096, rights: [remote_read]}]\n",
+	"translate-miss": "regions: [{name: data, pages: 65536, page_bytes: 4096, rights: [remote_read]}]\n",
 }
 
 // checkReliefs runs src as it is and with each relief (reliefRuns), and
