@@ -16,11 +16,18 @@ import (
 // arrived (and, for a Read, every packet of its data has been written to
 // host memory, each as it arrives).
 type requester struct {
-	a       *Adapter
-	rnr     map[uint32]*rnrState // initiator QPs in an RNR retry, by number
-	out     []outPacket          // executed, in execution order; out[head:] wait to leave
-	head    int
-	sent    uint64 // packets that have left: out[head] is packet number sent
+	a    *Adapter
+	rnr  map[uint32]*rnrState // initiator QPs in an RNR retry, by number
+	out  []outPacket          // executed, in execution order; out[head:] wait to leave
+	head int
+	sent uint64 // packets removed from out's front: out[head] is packet number sent
+	// open: the message whose first packet has left and whose last has
+	// not (openQP, openIdx); waiting: the peer QPs with a packet that
+	// cannot leave yet, in one pass of transmit.
+	open    bool
+	openQP  uint32
+	openIdx uint64
+	waiting qpMarks
 	scratch []uint64
 	tx      txBuffer
 	// rx holds Read response packets from when the peer sends them until
@@ -45,6 +52,7 @@ type pendMsg struct {
 }
 
 type outPacket struct {
+	gone  bool // left (or dropped): out[head] is removed once it has
 	p     packet
 	ready bool // its payload is on the NIC
 	void  bool // not to be sent: its QP's RNR retry sends it again
@@ -289,33 +297,47 @@ func (r *requester) localCheck(qp *QP, w *wr, access mtt.Access) ([]uint64, uint
 	return pages, off, ok
 }
 
-// transmit puts ready packets on the wire in execution order, so a Read
-// never overtakes an earlier Write whose payload is still being read
-// (requests of a connection stay in order, as RC requires), each message
-// once it has room in the peer's responder buffer (responder.reserve, for
-// its first packet; its release calls transmit again).
+// transmit puts ready packets on the wire: in execution order within a
+// QP, so a Read never overtakes an earlier Write of its QP whose payload
+// is still being read (requests of a connection stay in order, as RC
+// requires), while a ready packet of another QP may go ahead of one whose
+// payload read is not done. A message's packets leave back to back: once
+// its first has left, nothing else leaves before its last. Each message
+// leaves once it has room in the peer's responder buffer
+// (responder.reserve, for its first packet; its release calls transmit
+// again).
 func (r *requester) transmit() {
 	peer := &r.a.wire.ends[1-r.a.wireEnd].resp
-	for r.head < len(r.out) && r.out[r.head].ready {
-		o := &r.out[r.head]
-		if !o.void && o.p.seg == 0 && !peer.reserve(r.a.eng.Now()) {
-			break
-		}
-		p, void := o.p, o.void
-		*o = outPacket{}
-		r.head++
-		r.sent++
-		n := uint64(len(p.data))
-		if void {
-			if n > 0 {
-				r.tx.drop(r.a.eng.Now(), n)
-			}
-			r.a.wire.release(p.data)
+	now := r.a.eng.Now()
+	full := false
+	r.waiting.pass()
+	for k := r.head; k < len(r.out); k++ {
+		o := &r.out[k]
+		if o.gone {
 			continue
 		}
-		if end := r.a.wire.send(r.a.wireEnd, p); n > 0 {
-			r.tx.leaves(end, n)
+		q := o.p.dstQP
+		if r.open && (q != r.openQP || o.p.wrIdx != r.openIdx) {
+			continue // another message's packets leave after the open one's
 		}
+		if !o.ready || r.waiting.marked(q) {
+			if r.open {
+				break
+			}
+			r.waiting.mark(q)
+			continue
+		}
+		if !o.void && o.p.seg == 0 && (full || !peer.reserve(now)) {
+			full = true
+			r.waiting.mark(q)
+			continue
+		}
+		r.send(o)
+	}
+	for r.head < len(r.out) && r.out[r.head].gone {
+		r.out[r.head] = outPacket{}
+		r.head++
+		r.sent++
 	}
 	if r.head >= len(r.out)/2 { // keep the waiting packets at the front: memory stays bounded by them
 		n := copy(r.out, r.out[r.head:])
@@ -323,6 +345,24 @@ func (r *requester) transmit() {
 	}
 	if r.pend.Len() > 0 {
 		r.wakeOnFree()
+	}
+}
+
+// send puts packet o on the wire (or drops it, void) and marks it gone.
+func (r *requester) send(o *outPacket) {
+	p, void := o.p, o.void
+	o.gone, o.p.data = true, nil
+	r.open, r.openQP, r.openIdx = p.more && !void, p.dstQP, p.wrIdx
+	n := uint64(len(p.data))
+	if void {
+		if n > 0 {
+			r.tx.drop(r.a.eng.Now(), n)
+		}
+		r.a.wire.release(p.data)
+		return
+	}
+	if end := r.a.wire.send(r.a.wireEnd, p); n > 0 {
+		r.tx.leaves(end, n)
 	}
 }
 

@@ -13,8 +13,11 @@ import (
 // cache misses cost PCIe reads) and the whole range is checked - token,
 // PD, the window's QP, rights, bounds, wrap - at the message's first
 // packet, before any byte moves (docs/ndk.md 5.4). Translations of several
-// requests overlap; data DMAs start in arrival order and answers leave in
-// arrival order. A message of several packets moves packet by packet
+// requests overlap; data DMAs start in arrival order. Answers leave in
+// arrival order within a QP (answerDone): an ACK or NAK of one QP does not
+// wait for an earlier request of another QP to finish, while a Read's
+// response packets leave only once every request before it is answered. A
+// message of several packets moves packet by packet
 // (rxsegments.go): a Write's or Send's packets are placed as they arrive
 // once the message is checked, and a Read's response packets leave as
 // their DMA reads finish.
@@ -57,6 +60,9 @@ type responder struct {
 	// invWrites holds the key indexes whose MPT entries a
 	// SendAndInvalidate invalidated and that wait for a TPT write slot.
 	invWrites sim.FIFO[uint32]
+	// waiting: the QPs with a request not answered yet, in one pass of
+	// answerDone.
+	waiting qpMarks
 }
 
 func (r *responder) init(a *Adapter) {
@@ -119,25 +125,26 @@ const (
 )
 
 type rxOp struct {
-	p      packet
-	req    mtt.Request
-	state  rxState
-	nak    Status // non-zero: answer with a NAK of this status
-	rnr    bool   // answer with an RNR NAK (rnr.go)
-	drop   bool   // dropped: its QP waits for a Send it answered with an RNR NAK
-	qpErr  bool   // the refusal puts the responder's QP in error
-	recv   recvWR // Send: the receive it took
-	hasRcv bool
-	rcvSt  Status // the taken receive's status (it failed its own check: not STATUS_SUCCESS)
-	pages  []uint64
-	off    uint64
-	segs   uint32   // packets of the message (of its response, for a Read)
-	nread  uint32   // Read: response packets whose DMA read has started
-	in     uint32   // Write, Send: packets served
-	moved  uint32   // Write, Send: packets whose DMA write has started; Read: response packets sent
-	done   uint32   // Write, Send: packets placed
-	data   [][]byte // Write, Send: each packet's payload until placed; Read: each response packet's bytes, taken when its DMA starts
-	rdone  []uint64 // Read: response packets whose DMA read is done, a bit each
+	p        packet
+	req      mtt.Request
+	state    rxState
+	nak      Status // non-zero: answer with a NAK of this status
+	rnr      bool   // answer with an RNR NAK (rnr.go)
+	drop     bool   // dropped: its QP waits for a Send it answered with an RNR NAK
+	qpErr    bool   // the refusal puts the responder's QP in error
+	recv     recvWR // Send: the receive it took
+	hasRcv   bool
+	rcvSt    Status // the taken receive's status (it failed its own check: not STATUS_SUCCESS)
+	pages    []uint64
+	off      uint64
+	segs     uint32   // packets of the message (of its response, for a Read)
+	nread    uint32   // Read: response packets whose DMA read has started
+	in       uint32   // Write, Send: packets served
+	moved    uint32   // Write, Send: packets whose DMA write has started; Read: response packets sent
+	done     uint32   // Write, Send: packets placed
+	data     [][]byte // Write, Send: each packet's payload until placed; Read: each response packet's bytes, taken when its DMA starts
+	rdone    []uint64 // Read: response packets whose DMA read is done, a bit each
+	answered bool     // answered; it leaves the queue when it reaches the head
 }
 
 var _ sim.Handler = (*responder)(nil)
@@ -238,16 +245,37 @@ func (r *responder) pump(now sim.Tick) {
 			inOrder = false
 		}
 	}
-	for r.q.Len() > 0 {
-		id := r.q.Peek()
-		if o := r.ops[id]; o.state == rxDMA && o.p.kind == pktReadReq {
+	r.answerDone(now)
+}
+
+// answerDone sends the answers of the finished requests: in arrival order
+// within a QP, while a finished request of one QP need not wait for an
+// earlier one of another; a Read's response leaves only from the head of
+// the queue. Answered requests leave the queue (and free their op) when
+// they reach its head.
+func (r *responder) answerDone(now sim.Tick) {
+	front := true // every request before this one is answered
+	r.waiting.pass()
+	for k := 0; k < r.q.Len(); k++ {
+		id := r.q.At(k)
+		o := r.ops[id]
+		if o.answered {
+			continue
+		}
+		if front && o.state == rxDMA && o.p.kind == pktReadReq {
 			r.respond(id)
 		}
-		if r.ops[id].state != rxDone {
-			break
+		q := o.p.dstQP
+		if o.state != rxDone || o.p.kind == pktReadReq && !front || r.waiting.marked(q) {
+			r.waiting.mark(q)
+			front = false
+			continue
 		}
-		r.q.Drop()
+		o.answered = true
 		r.answer(now, id)
+	}
+	for r.q.Len() > 0 && r.ops[r.q.Peek()].answered {
+		r.free = append(r.free, r.q.Pop())
 	}
 }
 
@@ -435,7 +463,6 @@ func (r *responder) answer(now sim.Tick, id int) {
 		a.wire.release(b) // a refused message's payloads
 		o.data[k] = nil
 	}
-	r.free = append(r.free, id)
 	r.release(now)
 }
 

@@ -100,8 +100,13 @@ func (r *requester) rnrNak(now sim.Tick, qp *QP, idx, timerNS uint64) {
 }
 
 // void marks qp's packets from request idx on that have not left yet: they
-// are not sent (transmit skips them) and go again with the retry.
+// are not sent (transmit skips them) and go again with the retry. A message
+// of them whose first packets have left is no longer open: its other
+// packets will not follow, and other messages may leave.
 func (r *requester) void(qp *QP, idx uint64) {
+	if r.open && r.openQP == qp.peer && r.openIdx >= idx {
+		r.open = false
+	}
 	for k := r.head; k < len(r.out); k++ {
 		if p := &r.out[k].p; p.dstQP == qp.peer && p.wrIdx >= idx {
 			r.out[k].void = true

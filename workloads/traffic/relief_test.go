@@ -38,6 +38,7 @@ var reliefLoads = []reliefLoad{
 	{"send4k", "", "{name: g, kind: send, streams: 16, outstanding: 8, size_bytes: 4096}"},
 	{"write64k", "", "{name: g, kind: rdma_write, streams: 2, outstanding: 4, size_bytes: 65536, remote_pages: 32}"},
 	{"fr-write-send-inv", "", "{name: g, kind: fr_write_send_inv, streams: 16, outstanding: 4}"},
+	{"fr-write-send-inv-1", "", "{name: g, kind: fr_write_send_inv, streams: 32, outstanding: 1}"},
 	{"register_mr", "", "{name: g, kind: register_mr, outstanding: 8, pages: 16}"},
 	{"dma-read", "", "{name: g, kind: dma_read, size_bytes: 256, outstanding: 32}"},
 	{"dma-write", "", "{name: g, kind: dma_write, size_bytes: 256, outstanding: 32}"},
@@ -60,11 +61,13 @@ var reliefLatencyLoads = []reliefLoad{
 	{"dma-read", "", "{name: g, kind: dma_read, size_bytes: 256, outstanding: 1}"},
 }
 
-// reliefShort is the short scan of every test run: the load whose what-if
-// once went the wrong way (twice the TPT write slots lowered
-// fr_write_send_inv's rate by 10 % on nfp6000-e5) and one that reads
-// payloads ahead of a slower wire.
-var reliefShort = map[string][]string{"nfp6000-e5": {"fr-write-send-inv"}, "connectx-5": {"write4k"}}
+// reliefShort is the short scan of every test run: the loads whose
+// what-ifs once went the wrong way (twice the TPT write slots lowered
+// fr_write_send_inv's rate by 10 % on nfp6000-e5; half the validate
+// stage's latency lowered it by 7 % on connectx-5 with one operation per
+// QP, while a packet waited for another QP's payload read) and one that
+// reads payloads ahead of a slower wire.
+var reliefShort = map[string][]string{"nfp6000-e5": {"fr-write-send-inv"}, "connectx-5": {"write4k", "fr-write-send-inv-1"}}
 
 // reliefSkip are the adapter settings a relief leaves alone: addresses,
 // table and object limits, sizes the workload's requests depend on, and
@@ -153,16 +156,35 @@ func reliefOf(path string, v float64) (relief, bool) {
 // once did: twice the TPT write slots lowered nfp6000-e5's
 // fr_write_send_inv by 10 %. The short scan runs those loads that once
 // went wrong; -relief.scan (make relief-scan) runs every preset on every
-// load, about 7,500 runs.
+// load, about 7,900 runs. The reliefs docs/DEVIATIONS.md records as
+// lowering a rate (reliefKnown) must lower it no further than it says, and
+// must still lower it: one that no longer does leaves the list.
 func TestReliefNeverLowersThroughput(t *testing.T) {
 	short := func(preset, load string) bool { return *reliefScan || slices.Contains(reliefShort[preset], load) }
-	eachReliefLoad(t, reliefLoads, short, func(base, g results.GenResult) string {
-		if g.ThroughputMops >= 0.97*base.ThroughputMops {
+	eachReliefLoad(t, reliefLoads, short, func(key string, base, g results.GenResult) string {
+		ratio := g.ThroughputMops / base.ThroughputMops
+		known, isKnown := reliefKnown[key]
+		switch {
+		case isKnown && ratio >= 0.97:
+			return fmt.Sprintf("x%.3f: no longer lowers the rate, take it out of reliefKnown and docs/DEVIATIONS.md", ratio)
+		case isKnown && ratio >= known, !isKnown && ratio >= 0.97:
 			return ""
 		}
 		return fmt.Sprintf("%.3f -> %.3f Mops/s (x%.3f), bound by %s before and %s after", base.ThroughputMops, g.ThroughputMops,
-			g.ThroughputMops/base.ThroughputMops, base.BoundBy.Resource, g.BoundBy.Resource)
+			ratio, base.BoundBy.Resource, g.BoundBy.Resource)
 	})
+}
+
+// reliefKnown are the reliefs that lower a rate by more than 3 %, by load
+// and relief, with the lowest ratio docs/DEVIATIONS.md allows each (its
+// "A relief that lowers a rate" entry says why): more registration writes
+// in flight, or requests reaching host b's in-order engine faster, put
+// more of its registration writes behind the data in its upstream link's
+// queue, where each holds a TPT write slot and the engine waits for slots.
+var reliefKnown = map[string]float64{
+	"generic/fr-write-send-inv nic.validate.items_per_cycle":    0.85,
+	"generic/fr-write-send-inv pcie.host_read_latency_fixed_ns": 0.955,
+	"nfp6000-e5/fr-write-send-inv-1 mtt.write_ops_max":          0.945,
 }
 
 // A relief never makes an operation slower alone: with one operation in
@@ -174,7 +196,7 @@ func TestReliefNeverRaisesUnloadedLatency(t *testing.T) {
 		t.Skip("the latency scan runs with -relief.scan (make relief-scan)")
 	}
 	all := func(string, string) bool { return true }
-	eachReliefLoad(t, reliefLatencyLoads, all, func(base, g results.GenResult) string {
+	eachReliefLoad(t, reliefLatencyLoads, all, func(_ string, base, g results.GenResult) string {
 		if g.LatencyNS.P50 <= 1.005*base.LatencyNS.P50 {
 			return ""
 		}
@@ -184,12 +206,13 @@ func TestReliefNeverRaisesUnloadedLatency(t *testing.T) {
 
 // eachReliefLoad runs, in parallel subtests, each load that run picks on
 // every preset, as it is and with each relief, and fails a load on the
-// reliefs whose result worse (comparing it with the load's own) reports.
-func eachReliefLoad(t *testing.T, loads []reliefLoad, run func(preset, load string) bool, worse func(base, g results.GenResult) string) {
+// reliefs whose result worse (comparing it with the load's own; key is
+// "preset/load relief") reports.
+func eachReliefLoad(t *testing.T, loads []reliefLoad, run func(preset, load string) bool, worse func(key string, base, g results.GenResult) string) {
 	for _, sc := range reliefScans(loads, run) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			checkReliefs(t, sc.src, worse)
+			checkReliefs(t, sc.name, sc.src, worse)
 		})
 	}
 }
@@ -232,11 +255,11 @@ var reliefRegions = map[string]string{
 
 // checkReliefs runs src as it is and with each relief (reliefRuns), and
 // fails on the reliefs worse reports.
-func checkReliefs(t *testing.T, src string, worse func(base, g results.GenResult) string) {
+func checkReliefs(t *testing.T, name, src string, worse func(key string, base, g results.GenResult) string) {
 	rs := reliefRuns(t, src)
 	var bad []string
 	for _, r := range rs.got {
-		if w := worse(rs.base, r.g); w != "" {
+		if w := worse(name+" "+r.name, rs.base, r.g); w != "" {
 			bad = append(bad, r.name+": "+w)
 		}
 	}
