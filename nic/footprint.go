@@ -66,7 +66,7 @@ func TableBytes(spec Spec) uint64 {
 	b := spec.TPT.TableBytes() + uint64(spec.TPT.KeyTableEntriesMax)*uint64(unsafe.Sizeof(hazard{}))
 	b += stageBytes(spec.Doorbell, 0, 0)
 	req := uint64(unsafe.Sizeof(mtt.Request{}))
-	perEngine := stageBytes(spec.Parse, 0, 0) + stageBytes(spec.Validation, 0, req) +
+	perEngine := stageBytes(spec.Parse, 0, 0) + stageBytes(spec.Validation, uint64(spec.ValidateReadsMax), req) +
 		stageBytes(spec.PageList, uint64(spec.PageListFetchesMax)+1, 0) + stageBytes(spec.MTTWrite, 0, 0) +
 		stageBytes(spec.MPTUpdate, 0, 0) + stageBytes(spec.CacheWrite, 0, 0) + ringSlots(uint64(spec.Completion.QueueDepth))*portSlotBytes
 	b += uint64(spec.ExecEngines) * perEngine

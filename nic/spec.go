@@ -262,6 +262,13 @@ type Spec struct {
 	// execution unit blocks on the dependent read (docs/sources.md 5: Chelsio's
 	// "asynchronous TPT read that otherwise blocks the send queue"). Assumed 1.
 	PageListFetchesMax uint32 `json:"page_list_fetches_max"`
+	// ValidateReadsMax is the requests the validate stage holds while
+	// their MPT reads are outstanding: it is in order, so a request whose
+	// read misses holds those behind it, and their reads overlap up to
+	// this many. The stage holds at least this many whatever its latency,
+	// so a shorter latency does not cut the reads it can overlap. Assumed
+	// 8: what its 8-cycle latency held before the setting existed.
+	ValidateReadsMax uint32 `json:"validate_reads_max"`
 	// CQEBytes is one CQE written by DMA. 64 B, assumed (mlx5 CQEs are 64 B).
 	CQEBytes uint32 `json:"cqe_bytes"`
 	// Interrupt moderation: an armed CQ raises MSI-X when ModerationCQEs CQEs
@@ -343,6 +350,7 @@ func DefaultSpec() Spec {
 		WQEFetchOutstandingMax: 16,
 		ExecEngines:            1,
 		PageListFetchesMax:     1,
+		ValidateReadsMax:       8,
 		CQEBytes:               64,
 		ModerationCQEs:         1,
 		ModerationTimeNS:       0,
@@ -411,6 +419,7 @@ func (s Spec) Validate() error {
 		{"wqe_fetch_outstanding_max", s.WQEFetchOutstandingMax, in(s.WQEFetchOutstandingMax, 1, 1024), "1..1024"},
 		{"exec_engines", s.ExecEngines, in(s.ExecEngines, 1, 64), "1..64"},
 		{"page_list_fetches_max", s.PageListFetchesMax, in(s.PageListFetchesMax, 1, 256), "1..256"},
+		{"validate_reads_max", s.ValidateReadsMax, in(s.ValidateReadsMax, 1, 4096), "1..4096"},
 		{"cqe_bytes", s.CQEBytes, in(s.CQEBytes, 1, 256), "1..256"},
 		{"responder_bytes_per_cycle", s.ResponderBytesPerCycle, in(s.ResponderBytesPerCycle, 1, 4096), "1..4096"},
 		{"tx_buffer_bytes", s.TxBufferBytes, in(s.TxBufferBytes, 4096, 1<<30), "4096..2^30"},

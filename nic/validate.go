@@ -55,7 +55,7 @@ type validate struct {
 
 func newValidate(a *Adapter, e *engine) *stage {
 	v := &validate{a: a, eng: e.idx}
-	s := a.newStage(e.prefix, "Validate", a.spec.Validation, v, 0)
+	s := a.newStage(e.prefix, "Validate", a.spec.Validation, v, int(a.spec.ValidateReadsMax))
 	// The stage is in order: an item whose MPT read misses holds its place
 	// and those behind it until the read returns, and when the MPT cache
 	// misses the stage fills with them: the time it is full with its oldest

@@ -140,6 +140,7 @@ var nicSources = func() []ValueSource {
 		{"nic.wqe_fetch_outstanding_max", "assumed: 16 WQE fetch reads in flight, all QPs; no RNIC publishes it; the meter NIC.WQEFetch.Reads shows when it binds"},
 		{"nic.exec_engines", "assumed: one engine, which waits for one dependent page-list read per registration: on this preset DMA-fetched FastRegister saturates at 1.93 M/s (one 8 B read round trip, docs/nic.md \"Measured figures\"); connectx-5 reaches docs/sources.md 5's 1.30 M/s because its host read latency is calibrated from that figure"},
 		{"nic.page_list_fetches_max", "assumed (docs/sources.md 5: the engine blocks on the dependent read)"},
+		{"nic.validate_reads_max", "assumed: 8, the requests the validate stage held with its 8-cycle latency; no RNIC publishes its MPT-read buffer"},
 		{"nic.cqe_bytes", "assumed: mlx5 CQEs are 64 B"},
 		{"nic.responder_bytes_per_cycle", "docs/sources.md 7: 512-bit (64 B) datapaths of FPGA RNICs (Coyote, ERNIC)"},
 		{"nic.tx_buffer_bytes", "assumed: 64 KiB, about 2.5x what a 200 Gb/s port sends during a 1 us payload read (docs/sources.md 1.1); no RNIC publishes its transmit buffer"},

@@ -172,7 +172,7 @@ var modelRules = map[reflect.Type]map[string]string{
 		"max_registration_size_bytes": "4096..2^40", "host_memory_pages_max": "1..2^20",
 		"max_window_size_bytes": "1..2^40", "mrs_max": "1..2^24", "mws_max": "0..2^24",
 		"wqe_fetch_batch_max": "1..256", "wqe_fetch_outstanding_max": "1..1024", "exec_engines": "1..64",
-		"page_list_fetches_max": "1..256", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
+		"page_list_fetches_max": "1..256", "validate_reads_max": "1..4096", "cqe_bytes": "1..256", "moderation_cqes": "1..65536",
 		"moderation_time_ns": "0..1e9", "host_cores": "1..1024", "post_wqe_build_ps": "0..1e9",
 		"post_doorbell_store_ps": "0..1e9", "post_wc_line_ps": "0..1e9", "poll_cqe_ps": "0..1e9",
 		"responder_bytes_per_cycle": "1..4096", "tx_buffer_bytes": "4096..2^30", "rx_buffer_bytes": "4096..2^30", "rnr_timer_ns": "1..1e9", "rnr_retry": "0..7",
