@@ -12,7 +12,7 @@ import (
 // and Send read their data from host memory by DMA, one read per packet
 // (at most the wire's MTU) as the transmit buffer has room for it
 // (txBuffer), and each packet goes on the wire once its payload is on the
-// NIC, in execution order. A request completes when the peer's answer has
+// NIC, in execution order within its QP (transmit). A request completes when the peer's answer has
 // arrived (and, for a Read, every packet of its data has been written to
 // host memory, each as it arrives).
 type requester struct {
