@@ -20,7 +20,7 @@ type requester struct {
 	rnr  map[uint32]*rnrState // initiator QPs in an RNR retry, by number
 	out  []outPacket          // executed, in execution order; out[head:] wait to leave
 	head int
-	sent uint64 // packets removed from out's front: out[head] is packet number sent
+	base uint64 // packets removed from out's front: out[head] is packet number base
 	// open: the message whose first packet has left and whose last has
 	// not (openQP, openIdx); waiting: the peer QPs with a packet that
 	// cannot leave yet, in one pass of transmit.
@@ -77,7 +77,7 @@ var _ sim.Handler = (*requester)(nil)
 func (r *requester) Handle(now sim.Tick, arg uint64) {
 	switch arg &^ evMask {
 	case reqEvPayload:
-		r.out[r.head+int(arg&evMask-r.sent)].ready = true
+		r.out[r.head+int(arg&evMask-r.base)].ready = true
 		r.transmit()
 		return
 	case reqEvRetry:
@@ -220,7 +220,7 @@ func (r *requester) readSegs(now sim.Tick, p packet, pages []uint64, off uint64,
 		p.seg, p.more, p.data = k, k+1 < segs, a.wire.buf(l)
 		a.mem.readPages(pg, po, p.data)
 		r.out = append(r.out, outPacket{p: p})
-		arg := reqEvPayload | (r.sent + uint64(len(r.out)-1-r.head))
+		arg := reqEvPayload | (r.base + uint64(len(r.out)-1-r.head))
 		a.Stats.DataDMABytes += l
 		if !direct || k > 0 || !a.dma.CanAcceptRead() {
 			a.dataDMA.submit(false, r, pg[0]+po, l, arg)
@@ -337,7 +337,7 @@ func (r *requester) transmit() {
 	for r.head < len(r.out) && r.out[r.head].gone {
 		r.out[r.head] = outPacket{}
 		r.head++
-		r.sent++
+		r.base++
 	}
 	if r.head >= len(r.out)/2 { // keep the waiting packets at the front: memory stays bounded by them
 		n := copy(r.out, r.out[r.head:])
