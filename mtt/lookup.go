@@ -20,7 +20,7 @@ type mshr struct {
 
 func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 	tb := &t.tabs[ti]
-	did, used := false, 0
+	did, used, stalled := false, 0, false
 	for p := 0; p < tb.ports && tb.ready.len() > 0; p++ {
 		used++
 		id := tb.ready.pop()
@@ -58,6 +58,7 @@ func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 			tb.ready.pushFront(id)
 			tb.stats.MSHRStalls++
 			used--
+			stalled = true
 			break
 		}
 		m := tb.freeMSHR[len(tb.freeMSHR)-1]
@@ -74,6 +75,7 @@ func (t *Translator) runPorts(ti int, now sim.Tick) bool {
 	if used > 0 {
 		tb.portsM.BusyN(now, now+t.clock.Period, uint64(used))
 	}
+	tb.mshrsM.Waits(now, stalled) // a miss at the head of the queue waits for an MSHR
 	if did && t.fillsWaiting() {
 		t.issueReads()
 	}

@@ -204,6 +204,7 @@ func newTable(name string, cs CacheSpec, g Geometry, base uint64, st *TableStats
 	if tb.mshrsM, err = env.Meters.New(name+".MSHRs", "MSHRs", uint64(cs.MSHRsMax)); err != nil {
 		return table{}, err
 	}
+	tb.mshrsM.TrackWaits()
 	return tb, nil
 }
 

@@ -96,5 +96,6 @@ func (d *doorbell) leave(m item, now sim.Tick) {
 		qp.slot(i).tDoorbell = now + d.s.period
 	}
 	qp.nicPI = m.idx
+	qp.meterFetchWait(now)
 	d.a.sched.activate(qp)
 }

@@ -24,6 +24,7 @@ func newPageList(a *Adapter, e *engine) *stage {
 	p := &pageList{a: a, fetchesMax: int(a.spec.PageListFetchesMax)}
 	s := a.newStage(e.prefix, "PageList", a.spec.PageList, p, p.fetchesMax+1)
 	s.waits = a.meter(s.name+".Fetches", "reads", uint64(p.fetchesMax))
+	s.waits.TrackWaits()
 	// The stage is in order: a request behind a fetching one holds its
 	// place until that read returns, so with other requests between the
 	// FastRegisters (an Invalidate after each) the stage fills with fewer
@@ -35,14 +36,16 @@ func newPageList(a *Adapter, e *engine) *stage {
 	return s
 }
 
-func (p *pageList) accept(s *stage, m item, _ sim.Tick) acceptResult {
+func (p *pageList) accept(s *stage, m item, now sim.Tick) acceptResult {
 	a := p.a
 	qp := a.qps[m.qp]
 	w := qp.slot(m.idx)
 	if w.skip || w.op != OpFastRegister || w.inline {
 		return acceptSync
 	}
-	if s.waitingN >= p.fetchesMax {
+	full := s.waitingN >= p.fetchesMax
+	s.waits.Waits(now, full) // the head request waits for a read of its own
+	if full {
 		return acceptStall // woken when the outstanding read completes
 	}
 	if !a.dma.CanAcceptRead() {

@@ -28,7 +28,7 @@ type QP struct {
 	cq           *CQ    // initiator CQ
 	ctx          uint64
 	nicPI        uint64     // producer index the NIC has seen
-	fetchMeter   *sim.Meter // the QP's one fetch, until its WQEs are on the NIC; nil beyond qpMetersMax
+	fetchMeter   *sim.Meter // the QP's one fetch read, until its WQEs are on the NIC; nil beyond qpMetersMax
 	closer
 
 	// Provider (host) side.
@@ -72,14 +72,21 @@ const qpMetersMax = 64
 // to the engine), at now.
 func (q *QP) setFetching(now sim.Tick, busy bool) {
 	q.fetchBusy = busy
-	if busy {
-		q.fetchReading(now, true)
+	q.meterFetchWait(now)
+}
+
+// meterFetchWait tells the QP's Fetch meter whether WRs the doorbell made
+// known wait for the QP's fetch in flight (one fetch per QP).
+func (q *QP) meterFetchWait(now sim.Tick) {
+	if q.fetchMeter != nil {
+		q.fetchMeter.Waits(now, q.fetchBusy && q.fetchIdx < q.nicPI)
 	}
 }
 
-// fetchReading meters the QP's fetch from its request until its WQEs are
-// on the NIC; the wait for room in the engine after that is the engine's
-// back-pressure, not the fetch's.
+// fetchReading meters the QP's fetch read from its issue until its WQEs
+// are on the NIC. The wait before it, for the scheduler and a slot of the
+// WQE fetch engine, is theirs (NIC.Scheduler, NIC.WQEFetch.Reads); the
+// wait for room in the engine after it is the engine's back-pressure.
 func (q *QP) fetchReading(now sim.Tick, reading bool) {
 	if q.fetchMeter != nil {
 		v := uint64(0)
@@ -193,6 +200,7 @@ func (a *Adapter) CreateQPWithCQs(pd *PD, receiveCQ, initiatorCQ *CQ, ctx uint64
 	qp.slotMask = uint64(len(qp.slots) - 1)
 	if qp.num < qpMetersMax {
 		qp.fetchMeter = a.meter(fmt.Sprintf("%s.QP[%d].Fetch", a.name, qp.num), "fetches", 1)
+		qp.fetchMeter.TrackWaits()
 	}
 	maxBlocks := 1 + (a.spec.InlinePageListEntriesMax*8+a.spec.WQEBytes-1)/a.spec.WQEBytes
 	qp.ringBlocks = uint64(initiatorDepth) * uint64(maxBlocks)

@@ -251,6 +251,7 @@ func (r *requester) readPending(now sim.Tick) {
 		}
 		r.pend.Pop()
 	}
+	r.tx.idle(now)
 	r.transmit()
 }
 

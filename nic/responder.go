@@ -69,6 +69,7 @@ func (r *responder) init(a *Adapter) {
 	r.a = a
 	r.meter = a.meter(a.name+".Responder", "items/interval", 1)
 	r.buffer = a.meter(a.name+".Responder.Buffer", "messages", uint64(a.spec.Responder.QueueDepth))
+	r.buffer.TrackWaits()
 	r.tx.init(a, a.name+".Responder.TxBuffer", a.spec.TxBufferBytes)
 }
 
@@ -77,10 +78,12 @@ func (r *responder) init(a *Adapter) {
 func (r *responder) reserve(now sim.Tick) bool {
 	if r.held >= int(r.a.spec.Responder.QueueDepth) {
 		r.a.Stats.ResponderFull++
+		r.buffer.Waits(now, true)
 		return false
 	}
 	r.held++
 	r.buffer.Set(now, uint64(r.held))
+	r.buffer.Waits(now, false)
 	return true
 }
 
@@ -89,6 +92,7 @@ func (r *responder) reserve(now sim.Tick) bool {
 func (r *responder) release(now sim.Tick) {
 	r.held--
 	r.buffer.Set(now, uint64(r.held))
+	r.buffer.Waits(now, false) // a request still waiting is refused again now
 	if w := r.a.wire; w != nil {
 		w.ends[1-r.a.wireEnd].req.transmit()
 	}

@@ -29,6 +29,7 @@ func (r *requester) rxTake(now sim.Tick, n uint64) bool {
 // will not be) and wakes the peer's responder if a packet waits for room.
 func (r *requester) rxFree(now sim.Tick, n uint64) {
 	r.rx.drop(now, n)
+	r.rx.idle(now) // a packet still waiting is refused again when its responder tries
 	if r.rxWaiting {
 		r.rxWaiting = false
 		r.a.eng.Schedule(now, sim.PrioDefault, &r.a.wire.ends[1-r.a.wireEnd].resp, rxEvRxRoom)

@@ -90,6 +90,7 @@ func (r *responder) readMore(now sim.Tick) {
 		}
 		r.reads.Drop()
 	}
+	r.tx.idle(now)
 }
 
 // wakeOnFree asks for a wake-up when the transmit buffer next frees bytes

@@ -33,6 +33,7 @@ type txFree struct {
 func (b *txBuffer) init(a *Adapter, name string, max uint64) {
 	b.max = max
 	b.meter = a.meter(name, "bytes", b.max)
+	b.meter.TrackWaits()
 }
 
 // settle frees the bytes of the packets that have left by now.
@@ -44,15 +45,22 @@ func (b *txBuffer) settle(now sim.Tick) {
 	}
 }
 
-// take holds n bytes at now if they fit; settle first.
+// take holds n bytes at now if they fit; settle first. Packets take room
+// in order, so a packet refused is the one that waits (the meter's Waits)
+// until a take succeeds or nothing waits any more (idle).
 func (b *txBuffer) take(now sim.Tick, n uint64) bool {
 	if b.used+n > b.max {
+		b.meter.Waits(now, true)
 		return false
 	}
 	b.used += n
 	b.meter.Set(now, b.used)
+	b.meter.Waits(now, false)
 	return true
 }
+
+// idle tells the meter that no packet waits for room any more.
+func (b *txBuffer) idle(now sim.Tick) { b.meter.Waits(now, false) }
 
 // leaves frees n bytes at at, when the packet holding them has left
 // (at is no earlier than any time given before).

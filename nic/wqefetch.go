@@ -43,6 +43,7 @@ func newWQEFetch(a *Adapter) *wqeFetch {
 	}
 	f.block = a.newBlock(a.name+".WQEFetch", a.spec.WQEFetch, f)
 	f.reads = a.meter(f.name+".Reads", "reads", uint64(n))
+	f.reads.TrackWaits()
 	f.in = a.sched.out
 	f.in.Connect(a.sched.drv, f.drv)
 	return f
@@ -58,7 +59,6 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		}
 		if r.mmio {
 			f.in.Drop()
-			f.a.qps[r.qp].fetchReading(now, false)
 			id := f.take(r)
 			f.slots[id].readyAt = now + f.latency
 			f.ready.Push(id)
@@ -73,6 +73,7 @@ func (f *wqeFetch) Tick(now sim.Tick) bool {
 		f.in.Drop()
 		f.read(r, f.take(r))
 	}
+	f.meterWaits(now)
 	if next != sim.MaxTick {
 		stalls := f.stallsAt(next) // sets stallPort
 		f.wakeFor(next, stalls, f.stallPort)
@@ -173,8 +174,19 @@ func (f *wqeFetch) read(r fetchReq, id uint32) {
 	}
 	a.Stats.WQEFetches++
 	a.Stats.WQEsFetched += uint64(r.count)
+	qp.fetchReading(a.eng.Now(), true)
 	f.reading++
 	f.reads.Set(a.eng.Now(), uint64(f.reading))
+}
+
+// meterWaits tells the Reads meter whether a fetch request waits for a
+// slot: every slot is taken and a request is at the port.
+func (f *wqeFetch) meterWaits(now sim.Tick) {
+	waiting := false
+	if len(f.free) == 0 {
+		_, waiting = f.in.PeekAt(now)
+	}
+	f.reads.Waits(now, waiting)
 }
 
 func (f *wqeFetch) take(r fetchReq) uint32 {

@@ -88,6 +88,27 @@ func (c *credits) give(now sim.Tick, used *uint64, m *sim.Meter, n uint64) {
 	m.Set(now, *used)
 }
 
+// waits tells the meters of class cl's pools that lack the credits of a
+// TLP with payload bytes that it waits for them.
+func (c *credits) waits(now sim.Tick, cl fcClass, payload uint64) {
+	h, d := need(payload)
+	if m := c.meters[cl][0]; m != nil && c.used[cl][0]+h > c.room[cl][0] {
+		m.Waits(now, true)
+	}
+	if m := c.meters[cl][1]; m != nil && c.used[cl][1]+d > c.room[cl][1] {
+		m.Waits(now, true)
+	}
+}
+
+// waited tells class cl's meters that no TLP waits for their credits.
+func (c *credits) waited(now sim.Tick, cl fcClass) {
+	for _, m := range c.meters[cl] {
+		if m != nil {
+			m.Waits(now, false)
+		}
+	}
+}
+
 // returnable is the header and data credits a received TLP frees, or zero
 // for classes with infinite credits.
 func (c *credits) returnable(cl fcClass, payload uint64) (h, d uint64) {

@@ -251,6 +251,7 @@ func (d *DMA) tagFree(now sim.Tick) bool {
 		d.tagStall = true
 		d.stallAt = now
 		d.l.stats.TagStalls++
+		d.tagMeter.Waits(now, true)
 	}
 	return false
 }
@@ -287,6 +288,7 @@ func (d *DMA) completion(now sim.Tick, t *tlp) {
 		if d.tagStall {
 			d.tagStall = false
 			s.TagStallPS += uint64(now - d.stallAt)
+			d.tagMeter.Waits(now, false)
 		}
 	}
 	if r.recv == r.bytes {

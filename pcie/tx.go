@@ -268,22 +268,22 @@ func (t *tx) pick(now sim.Tick) (best *tlp, bestCl fcClass, wake sim.Tick) {
 	switch {
 	case p == nil:
 		wake = pAt
-		t.blocked[classP] = false
+		t.unblock(now, classP)
 	case !t.cred.fits(classP, p.payload):
-		t.stall(classP)
+		t.stall(now, classP, p.payload)
 	default:
-		t.blocked[classP] = false
+		t.unblock(now, classP)
 		best, bestCl = p, classP
 	}
 	cl := t.ocl
 	switch {
 	case o == nil:
 		wake = min(wake, oAt)
-		t.blocked[cl] = false
+		t.unblock(now, cl)
 	case !t.cred.fits(cl, o.payload):
-		t.stall(cl)
+		t.stall(now, cl, o.payload)
 	default:
-		t.blocked[cl] = false
+		t.unblock(now, cl)
 		if p == nil || t.olderThan(o, p) {
 			best, bestCl = o, cl
 		}
@@ -308,13 +308,24 @@ func (t *tx) olderThan(o, p *tlp) bool {
 	return o.seq < p.seq
 }
 
-// stall counts a credit stall of class cl's head the first time it finds
-// the receiver out of credits.
-func (t *tx) stall(cl fcClass) {
+// stall counts a credit stall of class cl's head, whose payload is
+// payload bytes, the first time it finds the receiver out of credits, and
+// tells the meter of each pool short of them that the head waits.
+func (t *tx) stall(now sim.Tick, cl fcClass, payload uint64) {
 	if !t.blocked[cl] {
 		t.blocked[cl] = true
 		t.st.CreditStalls++
 		t.st.CreditStallsByClass[cl]++
+		t.cred.waits(now, cl, payload)
+	}
+}
+
+// unblock marks class cl's head not waiting for credits (none, or it
+// fits) at now.
+func (t *tx) unblock(now sim.Tick, cl fcClass) {
+	if t.blocked[cl] {
+		t.blocked[cl] = false
+		t.cred.waited(now, cl)
 	}
 }
 

@@ -103,6 +103,11 @@ type ResourceUse struct {
 	Unit        string  `json:"unit"`
 	Capacity    uint64  `json:"capacity"`
 	Utilisation float64 `json:"utilisation"`
+	// Waited, for a pool whose owner reports waits (sim.Meter.Waits), is
+	// the fraction of the window in which a request waited for one of its
+	// units; absent for the others. A pool that reads full with no request
+	// waiting holds nothing back.
+	Waited *float64 `json:"waited,omitempty"`
 }
 
 // BoundBy is what limits a generator. Resource is BoundFailures when more
@@ -110,7 +115,8 @@ type ResourceUse struct {
 // QPs spent at least half the window held by RNR NAKs, BoundOfferedLoad for
 // an open loop that kept up with its arrivals (none dropped, its backlog
 // not grown over the window), else a meter's name when one of the
-// resources it uses is busy at least BoundUtilisationMin of the window,
+// resources it uses is busy at least BoundUtilisationMin of the window
+// (a pool that reports its waits only if they reach BoundWaitMin),
 // else BoundWindow (the operations it keeps in flight set the rate, by
 // Little's law). Busiest names the busiest resource for reference when
 // Resource is not one. Also names, busiest first, the other servers the
@@ -135,6 +141,13 @@ const (
 	BoundRNRWait = "rnr_wait"
 	// BoundUtilisationMin is how busy a resource must be to bind.
 	BoundUtilisationMin = 0.9
+	// BoundWaitMin is, for a pool that reports its waits
+	// (ResourceUse.Waited), the least fraction of the window in which a
+	// request waited for one of its units for the pool to bind: a pool
+	// that binds a closed loop has a request waiting nearly all the time,
+	// one that only reads full (its units come back just before they are
+	// asked for again) seldom.
+	BoundWaitMin = 0.5
 	// CoBoundMargin is how close to the named resource's utilisation
 	// another must be to be named beside it (BoundBy.Also): 3 percentage
 	// points, a reporting threshold. Over a window of a few hundred

@@ -41,6 +41,13 @@ type Meter struct {
 	capacity uint64
 	server   bool // Serves: the units Set counts are servers, not held units
 
+	// Waits: whether a request waits for a unit (waiting, since waitSince)
+	// and the window's time with one waiting (waited).
+	reportsWaits bool
+	waiting      bool
+	waitSince    Tick
+	waited       Tick
+
 	// sync, when set, brings the level up to date before it is read (a
 	// resource whose level changes at reserved events: OnRead).
 	sync func()
@@ -259,6 +266,7 @@ func (ms *Meters) Finish() {
 			m.add(m.since, ms.to, m.inUse)
 			m.since = ms.to
 		}
+		m.closeWait(ms.to)
 	}
 }
 

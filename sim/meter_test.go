@@ -192,3 +192,28 @@ func TestMeterServesIsNotHeld(t *testing.T) {
 	require.True(t, pool.Held())
 	require.False(t, link.Held())
 }
+
+// Waited is the share of the window in which a request waited for a unit:
+// waits before the window or after its end do not count, a wait still open
+// at the end counts up to it (Finish), and a level repeated changes
+// nothing.
+func TestWaitedCountsTheWindowsTimeWithARequestWaiting(t *testing.T) {
+	ms := NewMeters()
+	pool, _ := ms.New("Pool", "u", 2)
+	pool.TrackWaits()
+	require.True(t, pool.ReportsWaits())
+	pool.Waits(0, true) // from before the window
+	require.NoError(t, ms.Window(100, 1100, 0))
+	pool.Waits(150, true)
+	pool.Waits(200, false) // 100 to 200
+	pool.Waits(200, false)
+	pool.Waits(600, true)
+	pool.Waits(700, false) // 600 to 700
+	pool.Waits(1000, true) // 1000 to the end, 1100
+	ms.Finish()
+	require.InDelta(t, 0.3, pool.Waited(), 1e-12)
+
+	quiet, _ := ms.New("Quiet", "u", 1)
+	require.False(t, quiet.ReportsWaits())
+	require.Zero(t, quiet.Waited())
+}

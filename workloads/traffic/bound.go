@@ -147,7 +147,10 @@ type boundEvidence struct {
 // Among the saturated resources a server (a meter of service time) is
 // preferred to a pool of held units: a pool reads full when what comes
 // after it is the bottleneck (a buffer waiting for the DMA engine), while
-// a busy server is busy with its own work.
+// a busy server is busy with its own work. A full pool binds only if
+// requests waited for it (queued): one whose units come back just before
+// they are asked for again reads full in a closed loop that its round trip
+// binds, and the generator is then bound by its window.
 func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) results.BoundBy {
 	m := ms.Busiest(func(m *sim.Meter) bool { return uses(m.Name()) })
 	own := func(res string) results.BoundBy {
@@ -172,7 +175,17 @@ func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) resu
 			return results.BoundBy{Resource: s.Name(), Utilisation: su, Also: coBound(ms, server, s)}
 		}
 	}
-	return results.BoundBy{Resource: m.Name(), Utilisation: m.Utilisation()}
+	pool := func(m *sim.Meter) bool { return uses(m.Name()) && m.Held() && queued(m) }
+	if p := ms.Busiest(pool); p != nil && p.Utilisation() >= results.BoundUtilisationMin {
+		return results.BoundBy{Resource: p.Name(), Utilisation: p.Utilisation()}
+	}
+	return own(results.BoundWindow)
+}
+
+// queued reports whether requests waited for the pool m long enough for
+// it to bind (results.BoundWaitMin), or its owner does not say.
+func queued(m *sim.Meter) bool {
+	return !m.ReportsWaits() || m.Waited() >= results.BoundWaitMin
 }
 
 // coBound names, busiest first (then by name), the other servers kept
@@ -197,8 +210,12 @@ func coBound(ms *sim.Meters, keep func(*sim.Meter) bool, s *sim.Meter) []string 
 func utilisation(ms *sim.Meters) []results.ResourceUse {
 	var out []results.ResourceUse
 	for _, m := range ms.List() {
-		out = append(out, results.ResourceUse{Name: m.Name(), Unit: m.Unit(), Capacity: m.Capacity(),
-			Utilisation: m.Utilisation()})
+		u := results.ResourceUse{Name: m.Name(), Unit: m.Unit(), Capacity: m.Capacity(), Utilisation: m.Utilisation()}
+		if m.ReportsWaits() {
+			w := m.Waited()
+			u.Waited = &w
+		}
+		out = append(out, u)
 	}
 	return out
 }

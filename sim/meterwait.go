@@ -1,0 +1,57 @@
+package sim
+
+// A pool (a meter fed by Set that does not serve) can read full without
+// limiting anything: in a closed loop whose round trip sets the rate, each
+// unit may come back just before the next request for it, so the pool is
+// full nearly all the time and no request waits for it. A bigger pool then
+// buys nothing. Its owner tells the meter when a request waits for a unit
+// (Waits), and the share of the window with one waiting (Waited) says
+// whether the pool holds anything back.
+
+// TrackWaits declares that the meter's owner reports, with Waits, when
+// requests wait for a unit; until it says otherwise, none waits.
+func (m *Meter) TrackWaits() { m.reportsWaits = true }
+
+// Waits records, at now, whether a request of the resource's users waits
+// for one of its units: true when the owner refuses a request because every
+// unit is held, false once none waits. Only the window's time counts; the
+// owner need not repeat a level it gave before. Its owner declares it
+// with TrackWaits when it builds the meter.
+func (m *Meter) Waits(now Tick, waiting bool) {
+	if waiting == m.waiting {
+		return
+	}
+	if m.waiting {
+		m.closeWait(now)
+	} else {
+		m.waitSince = now
+	}
+	m.waiting = waiting
+}
+
+// closeWait counts the wait open since waitSince up to now (clipped to the
+// window) and restarts it at now.
+func (m *Meter) closeWait(now Tick) {
+	ms := m.set
+	if !m.waiting || ms.n == 0 {
+		return
+	}
+	if lo, hi := max(m.waitSince, ms.from), min(now, ms.to); hi > lo {
+		m.waited += hi - lo
+	}
+	m.waitSince = now
+}
+
+// ReportsWaits reports whether the meter's owner tells it when requests
+// wait for a unit (TrackWaits).
+func (m *Meter) ReportsWaits() bool { return m.reportsWaits }
+
+// Waited is the fraction of the window in which a request waited for a unit
+// (Waits), 0 before the window is set; read it after Meters.Finish.
+func (m *Meter) Waited() float64 {
+	ms := m.set
+	if ms.n == 0 {
+		return 0
+	}
+	return float64(m.waited) / float64(ms.to-ms.from)
+}

@@ -1,0 +1,74 @@
+package traffic
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nicsim/nicsim/results"
+)
+
+// sendsByDoorbell are connectx-5's 256 B Sends by doorbell, 32 QPs with 2
+// each in flight: 64 WQE fetches in a round trip of about 3.3 us.
+const sendsByDoorbell = "adapter: {preset: connectx-5, nic: {wqe_by_mmio: false}}\n" +
+	"run: {warmup_us: 20, duration_us: 200}\n" +
+	"generators: [{name: g, kind: send, streams: 32, outstanding: 2, size_bytes: 256}]\n"
+
+// waited is how long requests waited for the pool named name in r's first
+// point (results.ResourceUse.Waited); it fails when the pool does not say.
+func waited(t *testing.T, r *results.Result, name string) float64 {
+	t.Helper()
+	for _, u := range r.Points[0].Utilisation {
+		if u.Name == name {
+			require.NotNil(t, u.Waited, "%s reports no waits", name)
+			return *u.Waited
+		}
+	}
+	t.Fatalf("no meter %s", name)
+	return 0
+}
+
+// A full pool binds only when requests wait for it. With 16 WQE fetch
+// slots the slots read 96 % full, but each comes back about when the next
+// request for one arrives: a request waits in 13 % of the window, twice
+// the slots give nothing, and the loop's round trip (its window) sets the
+// rate. With 8 slots requests wait all the time, and the slots bind: twice
+// them nearly doubles the rate. Before pools said whether anything waited
+// for them, bound_by named the 16 slots.
+func TestAPoolFullWithNoRequestWaitingDoesNotBind(t *testing.T) {
+	const slots = "NIC.WQEFetch.Reads"
+	base := runSrc(t, sendsByDoorbell)
+	g := base.Points[0].Generators[0]
+	twice := rdmaGen(t, sendsByDoorbell, "adapter.nic.wqe_fetch_outstanding_max=32")
+	t.Logf("16 slots: %.3f Mops/s, %s, waited %.3f; 32 slots: %.3f", g.ThroughputMops, g.BoundBy, waited(t, base, slots), twice.ThroughputMops)
+	require.Equal(t, results.BoundWindow, g.BoundBy.Resource)
+	require.Equal(t, slots, g.BoundBy.Busiest)
+	require.GreaterOrEqual(t, g.BoundBy.Utilisation, results.BoundUtilisationMin)
+	require.Less(t, waited(t, base, slots), results.BoundWaitMin)
+	require.InEpsilon(t, g.ThroughputMops, twice.ThroughputMops, 0.01)
+
+	few := runSrc(t, sendsByDoorbell, "adapter.nic.wqe_fetch_outstanding_max=8")
+	f := few.Points[0].Generators[0]
+	t.Logf("8 slots: %.3f Mops/s, %s, waited %.3f", f.ThroughputMops, f.BoundBy, waited(t, few, slots))
+	require.Equal(t, slots, f.BoundBy.Resource)
+	require.GreaterOrEqual(t, waited(t, few, slots), results.BoundWaitMin)
+	require.Greater(t, g.ThroughputMops, 1.8*f.ThroughputMops)
+}
+
+// A QP's fetch is its read, not its wait before it: with 8 WQE fetch slots
+// for 32 QPs each QP's fetch request waits for a slot most of its time,
+// and its read is in flight a quarter of it. bound_by names the slots that
+// QPs wait for, not the QPs' fetches (named at 100 % while they counted
+// from the request).
+func TestAQPsFetchCountsItsReadNotItsWaitForASlot(t *testing.T) {
+	r := runSrc(t, sendsByDoorbell, "adapter.nic.wqe_fetch_outstanding_max=8")
+	var qp results.ResourceUse
+	for _, u := range r.Points[0].Utilisation {
+		if u.Name == "NIC.QP[0].Fetch" {
+			qp = u
+		}
+	}
+	t.Logf("%+v, waited %.3f", qp, waited(t, r, qp.Name))
+	require.Less(t, qp.Utilisation, 0.5)
+	require.Equal(t, "NIC.WQEFetch.Reads", r.Points[0].Generators[0].BoundBy.Resource)
+}
