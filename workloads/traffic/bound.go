@@ -189,7 +189,10 @@ func queued(m *sim.Meter) bool {
 }
 
 // coBound names, busiest first (then by name), the other servers kept
-// that are saturated with s (results.BoundBy.Also).
+// that are saturated with s (results.BoundBy.Also). Pools are left out,
+// even those requests wait for: a pool whose units are held across the
+// saturated server (read tags across the link their completions queue
+// on) reads full, with requests waiting, behind it.
 func coBound(ms *sim.Meters, keep func(*sim.Meter) bool, s *sim.Meter) []string {
 	floor := max(results.BoundUtilisationMin, s.Utilisation()-results.CoBoundMargin)
 	var near []*sim.Meter

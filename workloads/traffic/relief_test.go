@@ -271,6 +271,7 @@ func checkReliefs(t *testing.T, name, src string, worse func(key string, base, g
 // the adapter accepts.
 type reliefSet struct {
 	once sync.Once
+	src  string
 	base results.GenResult
 	got  []reliefResult
 }
@@ -292,6 +293,7 @@ func reliefRuns(t *testing.T, src string) *reliefSet {
 	rs := v.(*reliefSet)
 	rs.once.Do(func() {
 		f := load(t, src)
+		rs.src = src
 		rs.base = reliefRate(t, src)
 		for _, r := range reliefsOf(t, f.Points[0].Adapter) {
 			if g, err := runReliefRate(src, r.sets); err == nil {
