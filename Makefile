@@ -38,7 +38,7 @@ help:
 	@echo "make speed-vs-start  wall ns, events and peak memory per work request against the binary of 4ee3778 (RUNS pairs, medians; LOADS=all for the four benchmark loads)"
 	@echo "make pgo          rewrite cmd/nicsim/default.pgo, the profile go build optimises nicsim with (review, then commit)"
 	@echo "make scale        65,536 QPs, 1,048,576 MRs, 16 M MTT entries for 100 us (workloads/scale.yaml): wall time and peak memory"
-	@echo "make relief-scan  every preset on 18 loads, each adapter setting relieved in turn (a time halved, a capacity doubled, the clock, the link): fails if one lowers a rate by more than 3 %, raises an unloaded p50 by more than 0.5 %, or moves a rate more than relieving what bound_by names"
+	@echo "make relief-scan  every preset on 19 loads, each adapter setting relieved in turn (a time halved, a capacity doubled, the clock, the link): fails if one lowers a rate by more than 3 %, raises an unloaded p50 by more than 0.5 %, or moves a rate more than relieving what bound_by names"
 	@echo "make determinism  run the determinism tests twice with -count=2"
 	@echo "make regress      rerun results/baselines and compare; fails on a regression"
 	@echo "make same-time-order  each baseline's largest change with same-time events reversed (-tags reverseties), against seeds 2-4"
