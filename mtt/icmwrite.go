@@ -75,6 +75,15 @@ func (t *Translator) issueWrites() bool {
 	return did
 }
 
+// TrackWriteWaits declares that the unit's user reports, with WriteWaits,
+// when a registration write waits for a write slot (sim.Meter.TrackWaits
+// on NIC.TPT.Writes).
+func (t *Translator) TrackWriteWaits() { t.writesM.TrackWaits() }
+
+// WriteWaits records at now whether a registration write waits for a write
+// slot (sim.Meter.Waits).
+func (t *Translator) WriteWaits(now sim.Tick, waiting bool) { t.writesM.Waits(now, waiting) }
+
 // CanWrite reports whether WriteMPT/WriteMTT has a free write slot.
 func (t *Translator) CanWrite() bool { return len(t.freeWrites) > 0 }
 

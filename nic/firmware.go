@@ -210,6 +210,7 @@ func (f *firmware) Wake() { f.advance() }
 func (f *firmware) writeSlotFree() {
 	if f.tptWait && f.a.tpt.CanWrite() {
 		f.tptWait = false
+		f.a.tptWrites.meterWaits(f.a.eng.Now())
 		f.advance()
 	}
 }
@@ -288,6 +289,7 @@ func (f *firmware) canWrite() bool {
 		return true
 	}
 	f.tptWait = true
+	f.a.tptWrites.meterWaits(f.a.eng.Now())
 	return false
 }
 

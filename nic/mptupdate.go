@@ -56,10 +56,12 @@ func (x mptUpdate) accept(s *stage, m item, now sim.Tick) acceptResult {
 		a.hazards.ended(w.tok.Index())
 		a.hazards.commit(w.tok.Index())
 		w.tExec = now
+		s.noWriteWait(now) // it may have waited for a slot before its QP's error
 		return acceptSync
 	}
 	if !a.tptWrites.mayWrite(s.writerEngine) {
 		a.Stats.TPTWriteStalls++
+		a.tptWrites.stageWaits(s, now, true)
 		return acceptStall
 	}
 	tok, err := x.commit(w)

@@ -200,6 +200,7 @@ func (p *pendingCalls) writeInitMPT(id int) {
 	a := p.a
 	if !a.tpt.CanWrite() {
 		p.waiting.Push(id)
+		a.tptWrites.meterWaits(a.eng.Now())
 		return
 	}
 	if err := a.tpt.WriteMPT(p.calls[id].mr.Index(), p, callEvInitDone|uint64(id)); err != nil {
@@ -222,6 +223,7 @@ func (p *pendingCalls) writeWaiting() {
 		p.waiting.Drop()
 		p.writeInitMPT(id)
 	}
+	p.a.tptWrites.meterWaits(p.a.eng.Now())
 }
 
 // firmwareDone ends a CreateMr or CreateMw whose firmware command is done.

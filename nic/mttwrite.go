@@ -71,10 +71,12 @@ func (x mttWrite) accept(s *stage, m item, now sim.Tick) acceptResult {
 	}
 	if !a.writesMTT(qp, w, m.idx, hz) {
 		hz.pastMTT++
+		s.noWriteWait(now) // it may have waited for a slot before its QP's error
 		return acceptSync
 	}
 	if !a.tptWrites.mayWrite(s.writerEngine) {
 		a.Stats.TPTWriteStalls++
+		a.tptWrites.stageWaits(s, now, true)
 		return acceptStall // woken by tptWriters
 	}
 	hz.pastMTT++
@@ -119,6 +121,9 @@ type tptWriters struct {
 	engines int      // the adapter's execution engines (at most 64)
 	waiting uint64   // bit e: a stage of engine e was refused and has taken no slot since
 	turn    int      // the engine first in line among the waiting ones
+	// stagesWaiting counts the writer stages whose head item waits for a
+	// slot (tptwaits.go).
+	stagesWaiting int
 }
 
 // add makes s, a stage of engine e, a writer.
@@ -201,6 +206,9 @@ func (t *tptWriters) granted(e int) {
 // the tick another writing stage has queued for this edge, after this
 // one, may find none (stage.reserveWriteStall).
 func (t *tptWriters) slotTaken(by *stage, now sim.Tick) {
+	if by.tptWaiting {
+		t.stageWaits(by, now, false)
+	}
 	if t.waiting != 0 {
 		t.granted(by.writerEngine)
 	}

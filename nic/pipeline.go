@@ -15,6 +15,7 @@ func (a *Adapter) build() error {
 	a.irq.a = a
 	a.tptWrites.a, a.tptWrites.engines = a, int(a.spec.ExecEngines)
 	a.tpt.OnWriteSlotFree(&a.tptWrites)
+	a.tpt.TrackWriteWaits()
 	a.fw.init(a)
 	a.req.a = a
 	a.req.tx.init(a, a.name+".Requester.TxBuffer", a.spec.TxBufferBytes)

@@ -48,6 +48,7 @@ func (a *Adapter) remoteInvalidate(tok mtt.Token) {
 func (r *responder) writeInvalidation(idx uint32) {
 	if r.invWrites.Len() > 0 || !r.a.tpt.CanWrite() {
 		r.invWrites.Push(idx)
+		r.a.tptWrites.meterWaits(r.a.eng.Now())
 		return
 	}
 	if err := r.a.tpt.WriteMPT(idx, nil, 0); err != nil {
@@ -70,4 +71,5 @@ func (r *responder) writeWaiting() {
 			panic(fmt.Sprintf("nic: %s: WriteMPT: %v", r.a.name, err))
 		}
 	}
+	r.a.tptWrites.meterWaits(r.a.eng.Now())
 }

@@ -122,6 +122,7 @@ type stage struct {
 	writer       tptWriteWork // work, when its items may need a TPT write slot
 	writes       *tptWriters  // the TPT's write slots, when writer is set
 	writerEngine int          // the engine a writer belongs to (tptWriters.add)
+	tptWaiting   bool         // a writer's head item waits for a TPT write slot (tptWriters.stageWaits)
 }
 
 var _ sim.Handler = (*stage)(nil)
@@ -411,7 +412,9 @@ func (s *stage) reserveWriteStall(now sim.Tick) {
 		return
 	}
 	if m, ok := s.in.PeekAt(now); ok && w.needsWrite(m) {
-		s.writeStall = s.drv.ReserveIdle()
+		if s.writeStall = s.drv.ReserveIdle(); s.writeStall {
+			s.writes.stageWaits(s, now, true)
+		}
 	}
 }
 

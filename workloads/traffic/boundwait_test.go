@@ -72,3 +72,19 @@ func TestAQPsFetchCountsItsReadNotItsWaitForASlot(t *testing.T) {
 	require.Less(t, qp.Utilisation, 0.5)
 	require.Equal(t, "NIC.WQEFetch.Reads", r.Points[0].Generators[0].BoundBy.Resource)
 }
+
+// The TPT's write slots say when a registration write waits for one. With
+// one slot, FastRegister+Invalidate chains of 16 QPs x 8 wait for it most
+// of the window (their writes hold it until the saturated upstream link
+// takes them, so the link is named); one chain at a time never waits.
+func TestTPTWriteSlotsReportTheirWaits(t *testing.T) {
+	const src = "run: {warmup_us: 20, duration_us: 200}\n" +
+		"generators: [{name: g, kind: fast_register_invalidate, streams: 16, outstanding: 8}]\n"
+	busy := runSrc(t, src, "adapter.mtt.write_ops_max=1")
+	alone := runSrc(t, src, "generators.g.streams=1", "generators.g.outstanding=1")
+	t.Logf("one slot: waited %.3f, %s; one chain: waited %.4f", waited(t, busy, "NIC.TPT.Writes"),
+		busy.Points[0].Generators[0].BoundBy, waited(t, alone, "NIC.TPT.Writes"))
+	require.GreaterOrEqual(t, waited(t, busy, "NIC.TPT.Writes"), results.BoundWaitMin)
+	require.Equal(t, "NIC.PCIe.Up", busy.Points[0].Generators[0].BoundBy.Resource)
+	require.Less(t, waited(t, alone, "NIC.TPT.Writes"), 0.01)
+}
