@@ -209,9 +209,7 @@ func (f *firmware) Wake() { f.advance() }
 // writeSlotFree retries a command stalled on a TPT write slot.
 func (f *firmware) writeSlotFree() {
 	if f.tptWait && f.a.tpt.CanWrite() {
-		f.tptWait = false
-		f.a.tptWrites.meterWaits(f.a.eng.Now())
-		f.advance()
+		f.slotCame()
 	}
 }
 
@@ -280,6 +278,15 @@ func (f *firmware) writeMTT(id int, c *fwCmd) bool {
 	c.writes++
 	c.step = fwStepWriteMPT
 	return true
+}
+
+// slotCame goes on with a command that waited for a TPT write slot, out of
+// line: writeSlotFree, which every freed slot calls, stays small enough to
+// inline.
+func (f *firmware) slotCame() {
+	f.tptWait = false
+	f.a.tptWrites.meterWaits(f.a.eng.Now())
+	f.advance()
 }
 
 // canWrite reports whether the TPT has a write slot free; when it has

@@ -13,17 +13,24 @@ import "github.com/nicsim/nicsim/sim"
 // counted only once its accept is refused: its output binds it first.
 
 // stageWaits records whether writer stage s waits for a write slot at now.
+// Small enough to inline: a refused stage is refused again each cycle.
 func (t *tptWriters) stageWaits(s *stage, now sim.Tick, waiting bool) {
-	if s.tptWaiting == waiting {
-		return
+	if s.tptWaiting != waiting {
+		t.stageWaitChange(s, now, waiting)
 	}
+}
+
+// stageWaitChange is stageWaits when s's level changes.
+func (t *tptWriters) stageWaitChange(s *stage, now sim.Tick, waiting bool) {
 	s.tptWaiting = waiting
 	if waiting {
 		t.stagesWaiting++
 	} else {
 		t.stagesWaiting--
 	}
-	t.meterWaits(now)
+	if t.stagesWaiting == 0 || waiting && t.stagesWaiting == 1 { // the stages' share changed
+		t.meterWaits(now)
+	}
 }
 
 // noWriteWait ends the wait of writer stage s, whose head item no longer

@@ -18,9 +18,13 @@ func (m *Meter) TrackWaits() { m.reportsWaits = true }
 // owner need not repeat a level it gave before. Its owner declares it
 // with TrackWaits when it builds the meter.
 func (m *Meter) Waits(now Tick, waiting bool) {
-	if waiting == m.waiting {
-		return
+	if waiting != m.waiting { // small enough to inline: most calls repeat the level
+		m.waitChange(now, waiting)
 	}
+}
+
+// waitChange is Waits when the level changes.
+func (m *Meter) waitChange(now Tick, waiting bool) {
 	if m.waiting {
 		m.closeWait(now)
 	} else {
