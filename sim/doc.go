@@ -101,6 +101,13 @@
 // description from a struct's field tags). Histograms report percentiles within
 // 0.1 % (HistogramRelErrorMax); count, min, max and mean are exact.
 //
+// A Meter measures how busy one resource is over the measured window, from a
+// server's service spans (Busy) or a pool's units held (Set), in integer
+// unit-picoseconds. A pool's owner may also tell it when a request waits for
+// a unit (TrackWaits, Waits): Waited, the share of the window with one
+// waiting, tells a pool that holds requests back from one that only reads
+// full because its units come back just as they are asked for.
+//
 // Tracing hooks cost one length check when no tracer is attached.
 // ChromeTrace writes the Chrome trace-event format that Perfetto opens.
 //
