@@ -33,6 +33,7 @@ func (a *Adapter) build() error {
 	for _, e := range a.engines {
 		e.first.in.Connect(a.fetch.drv, e.first.drv)
 	}
+	a.declareHeldAcross()
 	return a.buildErr
 }
 

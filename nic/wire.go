@@ -181,6 +181,10 @@ func NewWire(name string, spec WireSpec, a, b *Adapter) (*Wire, error) {
 	}
 	a.wire, a.wireEnd = w, 0
 	b.wire, b.wireEnd = w, 1
+	for _, x := range w.ends { // a transmit buffer holds a packet until it has left
+		x.req.tx.meter.HeldAcross(name + ".")
+		x.resp.tx.meter.HeldAcross(name + ".")
+	}
 	return w, nil
 }
 

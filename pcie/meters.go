@@ -61,12 +61,15 @@ func (l *Link) registerMeters(ms *sim.Meters) error {
 	}
 	l.dma.tagMeter = must(add(l.name+".Tags", "tags", uint64(l.spec.TagsMax)))
 	l.dma.tagMeter.TrackWaits()
+	// from its MRd on the link, through the host's IOMMU, to its last CplD
+	l.dma.tagMeter.HeldAcross(l.name+".", host+".IOMMU.")
 	for _, t := range []*tx{l.up, l.down} {
 		for cl := fcClass(0); cl < classCount; cl++ {
 			for i, kind := range [2]string{"H", "D"} {
 				if lim := t.cred.limit[cl][i]; lim != 0 {
 					m := must(add(t.name+".Credits."+poolNames[cl]+kind, "credits", lim))
 					m.TrackWaits()
+					m.HeldAcross(l.name + ".") // until an UpdateFC on the other direction returns them
 					t.cred.meters[cl][i] = m
 					if m != nil {
 						m.OnRead(t.peer.settleArrivals) // quiet UpdateFCs release credits

@@ -119,9 +119,11 @@ type ResourceUse struct {
 // (a pool that reports its waits only if they reach BoundWaitMin),
 // else BoundWindow (the operations it keeps in flight set the rate, by
 // Little's law). Busiest names the busiest resource for reference when
-// Resource is not one. Also names, busiest first, the other servers the
+// Resource is not one. Also names, busiest first, the other resources the
 // generator can use that are saturated with Resource: busy at least
-// BoundUtilisationMin and within CoBoundMargin of Resource's utilisation.
+// BoundUtilisationMin and within CoBoundMargin of Resource's utilisation;
+// servers, and pools that requests waited for (BoundWaitMin) whose units
+// are not held across Resource (sim.Meter.BindsBeside).
 // Relieving Resource alone moves the rate little while one of them stays
 // saturated; relieve them together.
 type BoundBy struct {

@@ -44,6 +44,8 @@ type Meter struct {
 	// Waits: whether a request waits for a unit (waiting, since waitSince)
 	// and the window's time with one waiting (waited).
 	reportsWaits bool
+	across       []string // HeldAcross: the servers its units are held across, by name prefix
+	beside       bool     // HeldAcross was called: it may bind beside another server
 	waiting      bool
 	waitSince    Tick
 	waited       Tick

@@ -217,3 +217,20 @@ func TestWaitedCountsTheWindowsTimeWithARequestWaiting(t *testing.T) {
 	require.False(t, quiet.ReportsWaits())
 	require.Zero(t, quiet.Waited())
 }
+
+// A pool binds beside a server only if it declared the servers it is held
+// across and that server is not one of them; an undeclared pool never does.
+func TestPoolBindsBesideOnlyServersItIsNotHeldAcross(t *testing.T) {
+	ms := NewMeters()
+	tags, _ := ms.New("NIC.PCIe.Tags", "tags", 32)
+	batch, _ := ms.New("NIC.QP[0].Fetch", "fetches", 1)
+	link, _ := ms.New("NIC.PCIe.Down", "transmitters", 1)
+	dma, _ := ms.New("NIC.DMA.ReadChannels", "channels", 2)
+	tags.HeldAcross("NIC.PCIe.", "Host.IOMMU.")
+	require.False(t, tags.BindsBeside(link))
+	require.True(t, tags.BindsBeside(dma))
+	require.False(t, batch.BindsBeside(dma))
+	var unregistered *Meter
+	unregistered.HeldAcross("NIC.PCIe.")
+	unregistered.TrackWaits()
+}

@@ -1,5 +1,7 @@
 package sim
 
+import "strings"
+
 // A pool (a meter fed by Set that does not serve) can read full without
 // limiting anything: in a closed loop whose round trip sets the rate, each
 // unit may come back just before the next request for it, so the pool is
@@ -10,7 +12,12 @@ package sim
 
 // TrackWaits declares that the meter's owner reports, with Waits, when
 // requests wait for a unit; until it says otherwise, none waits.
-func (m *Meter) TrackWaits() { m.reportsWaits = true }
+// A nil meter (one its owner failed to register) ignores it.
+func (m *Meter) TrackWaits() {
+	if m != nil {
+		m.reportsWaits = true
+	}
+}
 
 // Waits records, at now, whether a request of the resource's users waits
 // for one of its units: true when the owner refuses a request because every
@@ -44,6 +51,34 @@ func (m *Meter) closeWait(now Tick) {
 		m.waited += hi - lo
 	}
 	m.waitSince = now
+}
+
+// HeldAcross declares the servers a pool's units are held across, by
+// prefix of their meters' names: a read tag from its read request to its
+// last completion is held across the link. Requests wait for such a pool
+// whenever the server binds, so it is not said to bind beside it
+// (BindsBeside); a pool not declared is never said to.
+func (m *Meter) HeldAcross(prefixes ...string) {
+	if m == nil {
+		return // one its owner failed to register
+	}
+	m.beside = true
+	m.across = append(m.across, prefixes...)
+}
+
+// BindsBeside reports whether the pool m, when requests wait for it, binds
+// beside the saturated server s: it declared the servers it is held across
+// (HeldAcross) and s is not one of them.
+func (m *Meter) BindsBeside(s *Meter) bool {
+	if !m.beside {
+		return false
+	}
+	for _, p := range m.across {
+		if strings.HasPrefix(s.name, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // ReportsWaits reports whether the meter's owner tells it when requests

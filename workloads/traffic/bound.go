@@ -170,12 +170,15 @@ func boundBy(ms *sim.Meters, uses func(name string) bool, ev boundEvidence) resu
 		return own(results.BoundWindow)
 	}
 	server := func(m *sim.Meter) bool { return uses(m.Name()) && !m.Held() }
+	pool := func(m *sim.Meter) bool { return uses(m.Name()) && m.Held() && queued(m) }
 	if s := ms.Busiest(server); s != nil {
 		if su := s.Utilisation(); su >= results.BoundUtilisationMin {
-			return results.BoundBy{Resource: s.Name(), Utilisation: su, Also: coBound(ms, server, s)}
+			beside := func(m *sim.Meter) bool {
+				return server(m) || pool(m) && m.ReportsWaits() && m.BindsBeside(s)
+			}
+			return results.BoundBy{Resource: s.Name(), Utilisation: su, Also: coBound(ms, beside, s)}
 		}
 	}
-	pool := func(m *sim.Meter) bool { return uses(m.Name()) && m.Held() && queued(m) }
 	if p := ms.Busiest(pool); p != nil && p.Utilisation() >= results.BoundUtilisationMin {
 		return results.BoundBy{Resource: p.Name(), Utilisation: p.Utilisation()}
 	}
@@ -188,11 +191,12 @@ func queued(m *sim.Meter) bool {
 	return !m.ReportsWaits() || m.Waited() >= results.BoundWaitMin
 }
 
-// coBound names, busiest first (then by name), the other servers kept
-// that are saturated with s (results.BoundBy.Also). Pools are left out,
-// even those requests wait for: a pool whose units are held across the
-// saturated server (read tags across the link their completions queue
-// on) reads full, with requests waiting, behind it.
+// coBound names, busiest first (then by name), the other resources kept
+// that are saturated with s (results.BoundBy.Also): servers, and pools
+// that requests waited for and that are not held across s
+// (sim.Meter.BindsBeside). A pool held across the saturated server (read
+// tags across the link their completions queue on) reads full, with
+// requests waiting, behind it.
 func coBound(ms *sim.Meters, keep func(*sim.Meter) bool, s *sim.Meter) []string {
 	floor := max(results.BoundUtilisationMin, s.Utilisation()-results.CoBoundMargin)
 	var near []*sim.Meter

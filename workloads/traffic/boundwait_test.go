@@ -88,3 +88,36 @@ func TestTPTWriteSlotsReportTheirWaits(t *testing.T) {
 	require.Equal(t, "NIC.PCIe.Up", busy.Points[0].Generators[0].BoundBy.Resource)
 	require.Less(t, waited(t, alone, "NIC.TPT.Writes"), 0.01)
 }
+
+// A pool that requests wait for binds beside a saturated server unless its
+// units are held across that server. connectx-5's 256 B Writes by
+// doorbell, 32 QPs x 8: the wire is 100 % busy and the WQE fetch's slots,
+// held for a host read, are full with fetches waiting; twice the wire
+// gives nothing, twice both raises the rate, and bound_by lists the slots
+// beside the wire. nfp6000-e5's 256 B DMA reads, 64 in flight: the
+// downstream link binds and the read tags are full with reads waiting, but
+// a tag is held across the link (its completions queue there), so it is
+// not listed.
+func TestBoundByAlsoNamesAPoolThatBindsBesideTheServer(t *testing.T) {
+	const writes = "adapter: {preset: connectx-5, nic: {wqe_by_mmio: false}}\n" +
+		"run: {warmup_us: 50, duration_us: 200}\n" +
+		"generators: [{name: g, kind: rdma_write, streams: 32, outstanding: 8, size_bytes: 256}]\n"
+	base := rdmaGen(t, writes)
+	wire := rdmaGen(t, writes, "adapter.wire.gbit_per_s=200")
+	both := rdmaGen(t, writes, "adapter.wire.gbit_per_s=200", "adapter.nic.wqe_fetch_outstanding_max=32")
+	t.Logf("%.3f Mops/s, %s; twice the wire %.3f, with twice the slots %.3f", base.ThroughputMops, base.BoundBy,
+		wire.ThroughputMops, both.ThroughputMops)
+	require.Equal(t, "Wire.AtoB", base.BoundBy.Resource)
+	require.Equal(t, []string{"NIC.WQEFetch.Reads"}, base.BoundBy.Also)
+	require.InEpsilon(t, base.ThroughputMops, wire.ThroughputMops, 0.01)
+	require.Greater(t, both.ThroughputMops, 1.03*base.ThroughputMops)
+
+	const reads = "adapter: {preset: nfp6000-e5}\nrun: {warmup_us: 20, duration_us: 100}\n" +
+		"generators: [{name: g, kind: dma_read, size_bytes: 256, outstanding: 64}]\n"
+	r := runSrc(t, reads)
+	g := r.Points[0].Generators[0]
+	t.Logf("%.3f Mops/s, %s, tags waited %.3f", g.ThroughputMops, g.BoundBy, waited(t, r, "NIC.PCIe.Tags"))
+	require.Equal(t, "NIC.PCIe.Down", g.BoundBy.Resource)
+	require.GreaterOrEqual(t, waited(t, r, "NIC.PCIe.Tags"), results.BoundWaitMin)
+	require.Empty(t, g.BoundBy.Also)
+}
