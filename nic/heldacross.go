@@ -11,7 +11,7 @@ import "strings"
 // the wire) is never listed beside a server. The PCIe tags and credits
 // declare theirs in pcie.
 var heldAcross = []struct {
-	pool    string // name after the adapter's, a prefix
+	pool    string // the end of its name (an engine's pools: every engine's)
 	servers []string
 }{
 	{".TPT.MPTCache.MSHRs", []string{".PCIe.", ".DMA.ReadChannels"}}, // a fill: a DMA read
@@ -22,11 +22,8 @@ var heldAcross = []struct {
 	// packet has left
 	{".Requester.TxBuffer", []string{".PCIe.", ".DMA.ReadChannels"}},
 	{".Responder.TxBuffer", []string{".PCIe.", ".DMA.ReadChannels"}},
+	{".PageList.Fetches", []string{".PCIe.", ".DMA.ReadChannels"}}, // each engine's page-list reads
 }
-
-// pageListFetches is the page-list reads' pool of each engine, a DMA read
-// each.
-const pageListFetches = ".PageList.Fetches"
 
 // declareHeldAcross declares each pool's servers on its meter.
 func (a *Adapter) declareHeldAcross() {
@@ -36,14 +33,11 @@ func (a *Adapter) declareHeldAcross() {
 			continue
 		}
 		for _, h := range heldAcross {
-			if rest == h.pool {
+			if strings.HasSuffix(rest, h.pool) {
 				for _, s := range h.servers {
 					m.HeldAcross(a.name + s)
 				}
 			}
-		}
-		if strings.HasPrefix(rest, ".Engine[") && strings.HasSuffix(rest, pageListFetches) {
-			m.HeldAcross(a.name+".PCIe.", a.name+".DMA.ReadChannels")
 		}
 	}
 }
